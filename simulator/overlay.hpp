@@ -1,0 +1,72 @@
+// Software-routed overlays (RayPlatform's routing graphs): generation and next hop.
+// The one implementation of overlay routing in hopsim: the engine routes with it and
+// Python asks it (through the bindings) for arcs, routes and statistics.
+// Specification: shared/reference/overlays.md.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace hopsim {
+
+// A family that cannot be built for the requested size, or a bad parameter.
+// what() is a one-line message naming the nearest valid sizes where there are any.
+class OverlayError : public std::invalid_argument {
+public:
+  using std::invalid_argument::invalid_argument;
+};
+
+class Overlay {
+public:
+  virtual ~Overlay() = default;
+  virtual std::string family() const = 0;
+  virtual int size() const = 0;
+  // The family's degree parameter (de Bruijn base b, Kautz d, polytope base, torus radix,
+  // ...); for complete: n, for random and user graphs: the mean out-degree rounded.
+  virtual int degree() const = 0;
+  // Words of D digits for de Bruijn, Kautz, polytope, torus; 1 for the others.
+  virtual int digits() const = 0;
+  // Ranks this rank sends to directly, ascending, self-loop included when the family has one.
+  virtual std::vector<int> out_neighbors(int rank) const = 0;
+  // Ranks that send directly to this rank, ascending.
+  virtual std::vector<int> in_neighbors(int rank) const = 0;
+  // The next rank on the route from cur to dst (cur != dst). Families with per-rank load
+  // counters (polytope, torus) update the counters of cur: call it once per forwarded message.
+  virtual int next_hop(int cur, int dst) = 0;
+  // The same overlay with its load counters reset (routes restart from the initial state).
+  virtual std::unique_ptr<Overlay> fresh() const = 0;
+};
+
+// family: complete, debruijn, kautz, random, group, polytope (alias hypercube), torus.
+// degree 0 means "choose as RayPlatform does" (overlays.md). Throws OverlayError.
+std::unique_ptr<Overlay> make_overlay(const std::string& family, int n, int degree, uint64_t seed);
+
+// A user-supplied directed graph on ranks 0..n-1 (arcs as (from, to) pairs), routed by
+// shortest paths stored as next-hop tables, ties broken as for the random family.
+// Throws OverlayError if some rank cannot reach another.
+std::unique_ptr<Overlay> make_table_overlay(int n, const std::vector<std::pair<int, int>>& arcs,
+                                            uint64_t seed, const std::string& family = "user");
+
+// The rank's reception list for round-robin: in-neighbours plus itself, ascending.
+std::vector<int> connection_list(const Overlay& overlay, int rank);
+
+// Statistics over all n^2 ordered pairs, routes computed with a fresh copy of the overlay
+// (pairs in order s ascending, then d ascending).
+struct RouteStats {
+  int64_t arcs = 0;                        // self-loops included, as RayPlatform counts them
+  int diameter = 0;
+  double mean_hops = 0;                    // over the n(n-1) pairs with s != d
+  std::vector<int64_t> route_lengths;      // index = hops, over all n^2 pairs (s == d: 0)
+  std::vector<int64_t> relays;             // relay events per rank
+  std::vector<int64_t> out_degree_counts;  // index = out-degree
+};
+RouteStats route_statistics(const Overlay& overlay);
+
+// The route s, ..., d (both included; s == d gives {s}), computed on `overlay` (so it
+// moves its counters).
+std::vector<int> route(Overlay& overlay, int s, int d);
+
+}  // namespace hopsim

@@ -1,0 +1,59 @@
+// The values the engine runs on: a platform, a workload, and what comes back.
+// Python validates and fills these (hopsim.platforms, hopsim.api); the bindings copy
+// dict keys of the same names into them. Units live in field names.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hopsim {
+
+enum class Reception { AnySource, RoundRobin };
+
+struct PlatformSpec {
+  std::string name = "platform";
+  int nodes = 1;
+  int cores = 1;
+  // Between nodes: one full-duplex NIC link per node into a switch.
+  double latency_us = 0;       // one-way node-to-node latency (the two NIC links share it)
+  double bandwidth_gbps = 1;   // per direction, per NIC
+  double backbone_gbps = 0;    // 0: no backbone (a non-blocking switch)
+  std::string topology = "star";  // star, fat-tree, torus, dragonfly
+  std::string topology_parameters;  // SimGrid's zone parameter string for the last three
+  // Between ranks of one node.
+  double intra_latency_us = 0;
+  double intra_bandwidth_gbps = 1;
+  // Host-side costs per rank (LogGP o, O, g) and the polling loop.
+  double send_overhead_us = 0;
+  double recv_overhead_us = 0;
+  double per_byte_overhead_ns = 0;  // added to both send and receive overhead, per byte
+  double gap_us = 0;                // minimum time between two message injections of a rank
+  double pass_us = 0;               // cost of one pass of the rank's polling loop
+  Reception reception = Reception::AnySource;
+};
+
+enum class WorkloadKind { PingPong, RoundTrip, Exchange };
+enum class Destinations { Independent, Shared };
+
+struct WorkloadSpec {
+  WorkloadKind kind = WorkloadKind::RoundTrip;
+  int ranks = 2;
+  int ranks_per_node = 1;
+  uint64_t seed = 1;
+  // pingpong and exchange
+  std::vector<int64_t> sizes;
+  int64_t iterations = 0;   // pingpong round trips per size; 0: osu_latency's counts
+  int64_t repetitions = 0;  // exchange repetitions per size; 0: IMB's counts
+  // roundtrip
+  int64_t request_bytes = 4000;
+  int64_t reply_bytes = 4000;
+  int64_t exchanges = 1000;  // round trips per rank
+  Destinations destinations = Destinations::Independent;
+  std::string overlay;       // empty: no routing (every rank talks to every rank)
+  int degree = 0;            // overlay degree parameter, 0: RayPlatform's choice
+  std::vector<std::pair<int, int>> overlay_arcs;  // overlay == "user": the graph's arcs
+};
+
+}  // namespace hopsim
