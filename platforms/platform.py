@@ -1,0 +1,178 @@
+"""The Platform value: every number the engine needs about machines and network.
+
+Construction validates (types, ranges, topology node counts), so a Platform that exists
+is one the engine accepts. Error messages name keys as they are written in a platform
+file ("network.latency_us"), since that is where a user will fix them.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+from ..errors import InputError
+from .topology_parameters import nodes_of_topology
+
+TOPOLOGIES = ("star", "fat-tree", "torus", "dragonfly")
+RECEPTIONS = ("any-source", "round-robin")
+
+# Field -> the key that sets it in a platform file.
+FILE_KEYS = {
+    "name": "name",
+    "description": "description",
+    "nodes": "nodes.count",
+    "cores": "nodes.cores",
+    "latency_us": "network.latency_us",
+    "bandwidth_gbps": "network.bandwidth_gbps",
+    "backbone_gbps": "network.backbone_gbps",
+    "topology": "network.topology",
+    "topology_parameters": "network.topology_parameters",
+    "intra_latency_us": "intranode.latency_us",
+    "intra_bandwidth_gbps": "intranode.bandwidth_gbps",
+    "send_overhead_us": "host.send_overhead_us",
+    "recv_overhead_us": "host.recv_overhead_us",
+    "per_byte_overhead_ns": "host.per_byte_overhead_ns",
+    "gap_us": "host.gap_us",
+    "pass_us": "host.pass_us",
+    "reception": "host.reception",
+}
+
+# Numbers that must be > 0 (a count or a bandwidth of zero has no meaning) and those
+# that may be 0 (an ideal wire or a free host operation is a legitimate what-if).
+_POSITIVE_INTS = ("nodes", "cores")
+_POSITIVE = ("bandwidth_gbps", "intra_bandwidth_gbps")
+_NON_NEGATIVE = ("latency_us", "intra_latency_us", "send_overhead_us", "recv_overhead_us",
+                 "per_byte_overhead_ns", "gap_us", "pass_us")
+# Intra-node values left unset (None) follow the network's, also through replace().
+_FOLLOW_NETWORK = {"intra_latency_us": "latency_us", "intra_bandwidth_gbps": "bandwidth_gbps"}
+
+
+@dataclass(frozen=True)
+class Platform:
+    """Nodes, the network between them, the intra-node path and per-rank host costs.
+
+    intra_latency_us / intra_bandwidth_gbps left as None take the network's values: a
+    file that does not describe the intra-node path gets no faster path inside a node.
+    backbone_gbps = 0 means no backbone (a non-blocking switch). Host costs default to
+    zero, which gives the analytic contract latency_us + s*8/(bandwidth_gbps*1000) us.
+    """
+
+    name: str
+    nodes: int
+    cores: int
+    latency_us: float
+    bandwidth_gbps: float
+    description: str = ""
+    backbone_gbps: float = 0.0
+    topology: str = "star"
+    topology_parameters: str = ""
+    intra_latency_us: float | None = None
+    intra_bandwidth_gbps: float | None = None
+    send_overhead_us: float = 0.0
+    recv_overhead_us: float = 0.0
+    per_byte_overhead_ns: float = 0.0
+    gap_us: float = 0.0
+    pass_us: float = 0.0
+    reception: str = "any-source"
+    # File key ("network.latency_us") -> where that number comes from.
+    provenance: Mapping[str, str] = field(default_factory=dict, compare=False)
+    # Where the platform was read from (a preset name or a path); for messages only.
+    source: str = field(default="", compare=False)
+
+    def __post_init__(self):
+        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
+        for f in ("name", "description", "topology", "topology_parameters", "reception"):
+            _check_str(self, f)
+        if not self.name.strip() or "\n" in self.name:
+            self._fail("name", "must be a non-empty single line")
+        for f in _POSITIVE_INTS:
+            _check_int(self, f)
+            if getattr(self, f) < 1:
+                self._fail(f, f"must be at least 1, got {getattr(self, f)}")
+        for f in _POSITIVE + _NON_NEGATIVE + ("backbone_gbps",):
+            if getattr(self, f) is None and f in _FOLLOW_NETWORK:
+                continue
+            set_(f, _check_float(self, f))
+            if f in _POSITIVE and getattr(self, f) <= 0:
+                self._fail(f, f"must be > 0, got {getattr(self, f)}")
+            if f not in _POSITIVE and getattr(self, f) < 0:
+                hint = " (0: no backbone)" if f == "backbone_gbps" else ""
+                self._fail(f, f"must be >= 0{hint}, got {getattr(self, f)}")
+        if self.reception not in RECEPTIONS:
+            self._fail("reception", f"must be one of {', '.join(RECEPTIONS)}, "
+                                    f"got {self.reception!r}")
+        self._check_topology()
+        set_("provenance", MappingProxyType(dict(self.provenance)))
+
+    def _check_topology(self):
+        if self.topology not in TOPOLOGIES:
+            self._fail("topology", f"must be one of {', '.join(TOPOLOGIES)}, "
+                                   f"got {self.topology!r}")
+        if self.topology == "star":
+            if self.topology_parameters:
+                self._fail("topology_parameters", "only applies to fat-tree, torus and dragonfly")
+            return
+        try:
+            needed = nodes_of_topology(self.topology, self.topology_parameters)
+        except ValueError as e:
+            self._fail("topology_parameters", str(e))
+        if needed != self.nodes:
+            self._fail("nodes", f"{self.topology} {self.topology_parameters!r} has {needed} "
+                                f"nodes, but nodes.count is {self.nodes}")
+
+    def _fail(self, field_name: str, problem: str):
+        where = f"{self.source}: " if self.source else ""
+        raise InputError(f"{where}{FILE_KEYS[field_name]}: {problem}")
+
+    def replace(self, **changes) -> "Platform":
+        """A copy with some fields changed, validated like any Platform."""
+        return dataclasses.replace(self, **changes)
+
+    def effective(self, f: str) -> float:
+        """The value the engine gets for f: unset intra-node values are the network's."""
+        v = getattr(self, f)
+        return getattr(self, _FOLLOW_NETWORK[f]) if v is None and f in _FOLLOW_NETWORK else v
+
+    def to_engine_dict(self, reception: str | None = None) -> dict:
+        """The engine's PlatformSpec as a dict (simulator/spec.hpp field names)."""
+        spec = {f: self.effective(f) for f in (
+            "name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps",
+            "topology", "topology_parameters", "intra_latency_us", "intra_bandwidth_gbps",
+            "send_overhead_us", "recv_overhead_us", "per_byte_overhead_ns", "gap_us",
+            "pass_us", "reception")}
+        if reception is not None:
+            spec["reception"] = self.replace(reception=reception).reception
+        return spec
+
+    def summary(self) -> str:
+        """One line: the shape and the headline numbers."""
+        net = f"{self.topology}, " if self.topology != "star" else ""
+        return (f"{self.nodes} nodes x {self.cores} cores, {net}"
+                f"{_num(self.latency_us)} us, {_num(self.bandwidth_gbps)} Gbit/s, "
+                f"{self.reception}")
+
+
+def _num(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def _check_str(p: Platform, f: str):
+    if not isinstance(getattr(p, f), str):
+        p._fail(f, f"must be a string, got {getattr(p, f)!r}")
+
+
+def _check_int(p: Platform, f: str):
+    v = getattr(p, f)
+    if isinstance(v, bool) or not isinstance(v, int):
+        p._fail(f, f"must be an integer, got {v!r}")
+
+
+def _check_float(p: Platform, f: str) -> float:
+    v = getattr(p, f)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        p._fail(f, f"must be a number, got {v!r}")
+    if not math.isfinite(v):
+        p._fail(f, f"must be finite, got {v}")
+    return float(v)

@@ -1,0 +1,42 @@
+"""Built-in platforms (presets/*.toml, one file per preset named after it) and load()."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import InputError
+from .parse import load_file, parse_platform
+from .platform import Platform
+
+PRESET_DIR = Path(__file__).resolve().parent / "presets"
+
+
+def list_presets() -> list[str]:
+    """Names of the built-in platforms, sorted."""
+    return sorted(p.stem for p in PRESET_DIR.glob("*.toml"))
+
+
+def load_preset(name: str) -> Platform:
+    path = PRESET_DIR / f"{name}.toml"
+    if name not in list_presets():
+        raise InputError(f"unknown platform {name!r}: not a file and not a preset "
+                         f"(presets: {', '.join(list_presets())})")
+    return parse_platform(path.read_text(encoding="utf-8"), f"preset {name}")
+
+
+def load(name_or_path: str | Path | Platform) -> Platform:
+    """A preset by name, a platform file by path, or a Platform as it is.
+
+    A string that names an existing file, or looks like a path (has a '/' or ends in
+    .toml), is read as a file; anything else must be a preset name.
+    """
+    if isinstance(name_or_path, Platform):
+        return name_or_path
+    if isinstance(name_or_path, Path):
+        return load_file(name_or_path)
+    if not isinstance(name_or_path, str) or not name_or_path:
+        raise InputError(f"platform: expected a preset name, a file or a Platform, "
+                         f"got {name_or_path!r}")
+    text = name_or_path
+    if Path(text).is_file() or "/" in text or text.endswith(".toml"):
+        return load_file(text)
+    return load_preset(text)
