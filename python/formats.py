@@ -1,0 +1,80 @@
+"""The real tools' own text outputs, so a simulated run reads like a real one.
+
+Layouts follow the tools' printf formats (see shared/reference/workloads.md):
+osu_latency "%-10d%20.2f", IMB "%13d%13d%13.2f%13.2f%13.2f%13.2f", latency_checker's
+lines, and Ray's NetworkTest.txt (C++ stream defaults: integers per rank, 6 significant
+digits for the all-rank figures).
+"""
+from __future__ import annotations
+
+from .result import Result
+
+# The osu_latency release whose header and column layout this reproduces (5.x; 7.x
+# renamed the column "Avg Latency(us)").
+OSU_VERSION = "5.8"
+IMB_RULE = "#" + "-" * 77
+
+
+def osu_latency(result: Result) -> str:
+    lines = [f"# OSU MPI Latency Test v{OSU_VERSION}", f"{'# Size':<10}{'Latency (us)':>20}"]
+    for row in result.results["rows"]:
+        lines.append(f"{row['bytes']:<10d}{row['latency_us']:>20.2f}")
+    return "\n".join(lines) + "\n"
+
+
+def imb_exchange(result: Result) -> str:
+    head = ["#bytes", "#repetitions", "t_min[usec]", "t_max[usec]", "t_avg[usec]", "Mbytes/sec"]
+    lines = [IMB_RULE, "# Benchmarking Exchange", f"# #processes = {result.ranks}", IMB_RULE,
+             "".join(f"{h:>13}" for h in head)]
+    for r in result.results["rows"]:
+        lines.append(f"{r['bytes']:13d}{r['repetitions']:13d}{r['t_min_us']:13.2f}"
+                     f"{r['t_max_us']:13.2f}{r['t_avg_us']:13.2f}{r['mbytes_per_sec']:13.2f}")
+    return "\n".join(lines) + "\n"
+
+
+def latency_checker(result: Result) -> str:
+    size, exchanges = result.parameters["request_bytes"], result.parameters["exchanges"]
+    modes, means = result.per_rank["lc_mode_us"], result.per_rank["lc_mean_us"]
+    lines = [f"Rank 0 -> message size: {size} bytes (-message-size {size}) "
+             f"exchanges: {exchanges} (-exchanges {exchanges})"]
+    for rank, (mode, mean) in enumerate(zip(modes, means)):
+        lines.append(f"Rank {rank} -> mode roundtrip latency: {_lc_number(mode)} microseconds, "
+                     f"average roundtrip latency: {mean:f} microseconds")
+    lines.append(f"Rank 0 -> average of average roundtrip latencies: "
+                 f"{result.results['lc_average_of_averages_us']:f} microseconds")
+    return "\n".join(lines) + "\n"
+
+
+def ray_network_test(result: Result) -> str:
+    """The content of Ray's NetworkTest.txt (tab-separated)."""
+    per_rank, res = result.per_rank, result.results
+    lines = [
+        "# average and mode round trip latency in microseconds (10^-6 seconds) when "
+        f"requesting a reply for a message of {result.parameters['request_bytes']} bytes",
+        "# MessagePassingInterfaceRank\tName\tModeLatencyInMicroseconds"
+        "\tAverageLatencyInMicroseconds\tNumberOfExchanges",
+        f"# AverageForAllRanks: {res['ray_average_for_all_ranks_us']:.6g}",
+        f"# StandardDeviation: {res['ray_standard_deviation_us']:.6g}",
+    ]
+    for rank, (mode, mean, n) in enumerate(zip(per_rank["ray_mode_us"], per_rank["ray_mean_us"],
+                                               per_rank["round_trips"])):
+        # Ray keeps whole microseconds per rank (integer means).
+        lines.append(f"{rank}\tnode-{rank // result.ranks_per_node}\t{int(mode)}\t{int(mean)}\t{n}")
+    return "\n".join(lines) + "\n"
+
+
+def text(result: Result) -> str:
+    """The output of the tool the workload replays; a routed roundtrip adds Ray's file."""
+    if result.workload == "pingpong":
+        return osu_latency(result)
+    if result.workload == "exchange":
+        return imb_exchange(result)
+    out = latency_checker(result)
+    if result.parameters.get("overlay"):
+        out += "\n" + ray_network_test(result)
+    return out
+
+
+def _lc_number(x: float) -> str:
+    # latency_checker bins round trips by whole microseconds, so its mode is an integer.
+    return f"{int(x)}" if float(x).is_integer() else f"{x:f}"

@@ -1,0 +1,36 @@
+"""Result: what one simulation gives back, in the issue's JSON schema."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+# The schema's keys, in the order they are written.
+JSON_KEYS = ("platform", "workload", "ranks", "ranks_per_node", "seed", "simulated_seconds",
+             "wall_seconds", "messages", "results")
+
+
+@dataclass(frozen=True)
+class Result:
+    """One run. results is the engine's summary for the workload (see the README);
+    per_rank (roundtrip only: lc_mode_us, lc_mean_us, ray_mode_us, ray_mean_us,
+    round_trips, lists indexed by rank) and parameters (the workload's parameters)
+    feed the tools' text formats and are not part of the JSON."""
+
+    platform: str
+    workload: str
+    ranks: int
+    ranks_per_node: int
+    seed: int
+    simulated_seconds: float
+    wall_seconds: float
+    messages: int
+    results: dict
+    per_rank: dict = field(default_factory=dict, repr=False)
+    parameters: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {k: getattr(self, k) for k in JSON_KEYS}
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The issue's JSON object: one line, or indented."""
+        return json.dumps(self.to_dict(), indent=indent)

@@ -1,0 +1,186 @@
+"""The Workload value: which traffic, how many ranks where, and the tool's parameters.
+
+make_workload() is the one place that turns user parameters (API keywords, CLI flags,
+scenario keys: the same names everywhere) into a validated Workload, filling the real
+tools' defaults. Messages name the parameter.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import InputError
+
+KINDS = ("pingpong", "roundtrip", "exchange")
+DESTINATIONS = ("independent", "shared")
+# simulator/overlay.hpp's families; "user" is reserved for graphs passed as overlay.
+OVERLAY_FAMILIES = ("complete", "debruijn", "kautz", "random", "group", "polytope",
+                    "hypercube", "torus")
+# osu_latency and IMB-MPI1 both sweep 0 and the powers of two up to 4 MiB.
+TOOL_SIZES = (0,) + tuple(2**k for k in range(23))
+
+_PARAMS_OF_KIND = {
+    "pingpong": ("sizes", "iterations"),
+    "exchange": ("sizes", "repetitions"),
+    "roundtrip": ("request_bytes", "reply_bytes", "exchanges", "destinations", "overlay",
+                  "degree"),
+}
+PARAMETERS = tuple(sorted({p for ps in _PARAMS_OF_KIND.values() for p in ps}))
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One run's traffic. Fields mirror WorkloadSpec in simulator/spec.hpp.
+
+    iterations / repetitions = 0 mean the real tool's own counts (osu_latency: 10000,
+    1000 above 8192 bytes; IMB: its per-size repetition table); degree = 0 means
+    RayPlatform's choice for the overlay family.
+    """
+
+    kind: str
+    ranks: int
+    ranks_per_node: int = 1
+    seed: int = 1
+    sizes: tuple[int, ...] = ()
+    iterations: int = 0
+    repetitions: int = 0
+    request_bytes: int = 4000
+    reply_bytes: int = 4000
+    exchanges: int = 1000
+    destinations: str = "independent"
+    overlay: str = ""
+    degree: int = 0
+    overlay_arcs: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def nodes_used(self) -> int:
+        return self.ranks // self.ranks_per_node
+
+    def check_fits(self, platform) -> None:
+        """InputError unless the ranks can be placed block-wise on the platform."""
+        where = f"platform {platform.name} ({platform.nodes} nodes x {platform.cores} cores)"
+        if self.ranks_per_node > platform.cores:
+            raise InputError(f"ranks_per_node: {self.ranks_per_node} ranks per node exceed "
+                             f"the cores of {where}")
+        if self.ranks > platform.nodes * platform.cores:
+            raise InputError(f"ranks: {self.ranks} ranks exceed the "
+                             f"{platform.nodes * platform.cores} cores of {where}")
+        if self.nodes_used > platform.nodes:
+            raise InputError(f"ranks: {self.ranks} ranks at {self.ranks_per_node} per node "
+                             f"need {self.nodes_used} nodes; {where}")
+
+    def to_engine_dict(self) -> dict:
+        """The engine's WorkloadSpec as a dict (simulator/spec.hpp field names)."""
+        return {
+            "kind": self.kind, "ranks": self.ranks, "ranks_per_node": self.ranks_per_node,
+            "seed": self.seed, "sizes": list(self.sizes), "iterations": self.iterations,
+            "repetitions": self.repetitions, "request_bytes": self.request_bytes,
+            "reply_bytes": self.reply_bytes, "exchanges": self.exchanges,
+            "destinations": self.destinations, "overlay": self.overlay,
+            "degree": self.degree, "overlay_arcs": [list(a) for a in self.overlay_arcs],
+        }
+
+    def parameters(self) -> dict:
+        """The parameters that apply to this kind, as a user would write them."""
+        out = {p: getattr(self, p) for p in _PARAMS_OF_KIND[self.kind]}
+        if "sizes" in out:
+            out["sizes"] = list(self.sizes)
+        return out
+
+
+def make_workload(kind, ranks, ranks_per_node=1, seed=1, **params) -> Workload:
+    """A validated Workload; params are those of the kind (see PARAMETERS)."""
+    if kind not in KINDS:
+        raise InputError(f"workload: must be one of {', '.join(KINDS)}, got {kind!r}")
+    for name, value in params.items():
+        if name not in PARAMETERS:
+            raise InputError(f"unknown parameter {name!r} (known: {', '.join(PARAMETERS)})")
+        if name not in _PARAMS_OF_KIND[kind]:
+            raise InputError(f"{name}: does not apply to the {kind} workload "
+                             f"(it takes {', '.join(_PARAMS_OF_KIND[kind])})")
+    ranks = _int("ranks", ranks, minimum=1)
+    ranks_per_node = _int("ranks_per_node", ranks_per_node, minimum=1)
+    seed = _int("seed", seed, minimum=0)
+    if seed >= 2**64:
+        raise InputError(f"seed: must be below 2**64, got {seed}")
+    if ranks % ranks_per_node:
+        raise InputError(f"ranks: {ranks} ranks are not divisible by ranks_per_node "
+                         f"{ranks_per_node}")
+    fields = {"kind": kind, "ranks": ranks, "ranks_per_node": ranks_per_node, "seed": seed}
+    if kind == "pingpong" and ranks != 2:
+        raise InputError(f"ranks: pingpong (osu_latency) runs on exactly 2 ranks, got {ranks}")
+    if kind in ("pingpong", "exchange"):
+        fields["sizes"] = _sizes(params.get("sizes", TOOL_SIZES))
+    for name in ("iterations", "repetitions"):
+        if name in params:
+            fields[name] = _int(name, params[name], minimum=0)
+    for name in ("request_bytes", "reply_bytes"):
+        if name in params:
+            fields[name] = _int(name, params[name], minimum=0)
+    if "exchanges" in params:
+        fields["exchanges"] = _int("exchanges", params["exchanges"], minimum=1)
+    if "destinations" in params:
+        fields["destinations"] = _choice("destinations", params["destinations"], DESTINATIONS)
+    fields.update(_overlay(params.get("overlay"), params.get("degree"), ranks))
+    return Workload(**fields)
+
+
+def _overlay(overlay, degree, ranks: int) -> dict:
+    if overlay is None or overlay == "":
+        if degree is not None:
+            raise InputError("degree: only applies with an overlay")
+        return {}
+    out = {}
+    if degree is not None:
+        out["degree"] = _int("degree", degree, minimum=0)
+    if isinstance(overlay, str):
+        out["overlay"] = _choice("overlay", overlay, OVERLAY_FAMILIES)
+        return out
+    if hasattr(overlay, "nodes") and hasattr(overlay, "edges"):
+        if degree is not None:
+            raise InputError("degree: does not apply to a graph overlay")
+        return {"overlay": "user", "overlay_arcs": _graph_arcs(overlay, ranks)}
+    raise InputError(f"overlay: expected a family name or a networkx graph, "
+                     f"got {type(overlay).__name__}")
+
+
+def _graph_arcs(graph, ranks: int) -> tuple[tuple[int, int], ...]:
+    """The arcs of a user graph on ranks 0..ranks-1 (an undirected edge: both arcs)."""
+    try:
+        from .topologies import from_networkx
+    except ImportError:
+        from_networkx = None
+    if from_networkx is not None:
+        graph = from_networkx(graph)
+    nodes = set(graph.nodes)
+    if nodes != set(range(ranks)):
+        raise InputError(f"overlay: the graph's nodes must be the ranks 0..{ranks - 1}, "
+                         f"got {len(nodes)} nodes")
+    arcs = set()
+    for u, v in graph.edges():
+        arcs.add((int(u), int(v)))
+        if not graph.is_directed():
+            arcs.add((int(v), int(u)))
+    return tuple(sorted(arcs))
+
+
+def _int(name: str, value, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{name}: must be an integer, got {value!r}")
+    if value < minimum:
+        raise InputError(f"{name}: must be at least {minimum}, got {value}")
+    return value
+
+
+def _choice(name: str, value, choices) -> str:
+    if value not in choices:
+        raise InputError(f"{name}: must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def _sizes(value) -> tuple[int, ...]:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise InputError(f"sizes: must be a list of byte counts, got {value!r}")
+    sizes = tuple(_int("sizes", s, minimum=0) for s in value)
+    if not sizes:
+        raise InputError("sizes: must not be empty")
+    return sizes
