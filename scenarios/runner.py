@@ -1,0 +1,187 @@
+"""Running a scenario: check every point, run them, print one table, write JSON and CSV.
+
+Outputs are deterministic: for the same scenario and seeds, results.csv is byte-identical
+and results.json differs only in the wall_seconds values (the one measured quantity; it
+is deliberately left out of the CSV).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..api import prepare, simulate
+from ..errors import InputError
+from ..result import Result
+from .scenario import POINT_KEYS, Scenario
+
+# Result columns per workload, in CSV order; the table prints the headline ones.
+_ROUNDTRIP = ("rtt_mean_us", "rtt_p50_us", "rtt_p99_us", "rtt_min_us", "rtt_max_us",
+              "per_rank_mean_average_us", "per_rank_mean_sd_us", "lc_average_of_averages_us",
+              "ray_average_for_all_ranks_us", "ray_standard_deviation_us", "hops_mean",
+              "relays_mean", "relays_sd", "relays_max")
+_HEADLINE = ("bytes", "latency_us", "bandwidth_mbytes_per_sec", "t_max_us", "mbytes_per_sec",
+             "rtt_mean_us", "rtt_p99_us", "lc_average_of_averages_us",
+             "ray_average_for_all_ranks_us", "hops_mean", "relays_mean", "messages")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    scenario: Scenario
+    points: list[dict]
+    results: list[Result]
+
+
+def _label(scenario: Scenario, index: int, point: dict) -> str:
+    swept = ", ".join(f"{k}={point[k]}" for k in scenario.swept_keys())
+    return f"point {index + 1}" + (f" ({swept})" if swept else "")
+
+
+def _call_args(scenario: Scenario, point: dict) -> dict:
+    args = dict(point)
+    args["platform"] = scenario.platform_ref(point["platform"])
+    return args
+
+
+def check(scenario: Scenario) -> list[dict]:
+    """The points, each validated (platform, placement, parameters) before any runs."""
+    points = scenario.points()
+    for i, point in enumerate(points):
+        try:
+            prepare(**_call_args(scenario, point))
+        except InputError as e:
+            raise InputError(f"{scenario.source}: {_label(scenario, i, point)}: {e}") from None
+    return points
+
+
+def run(scenario: Scenario, progress: bool = False) -> Outcome:
+    """Run every point in order; progress (for a terminal) goes to stderr."""
+    points = check(scenario)
+    results = []
+    for i, point in enumerate(points):
+        if progress:
+            sys.stderr.write(f"\r\033[K[{i + 1}/{len(points)}] {_label(scenario, i, point)}")
+            sys.stderr.flush()
+        try:
+            results.append(simulate(**_call_args(scenario, point)))
+        except InputError as e:
+            raise InputError(f"{scenario.source}: {_label(scenario, i, point)}: {e}") from None
+    if progress:
+        sys.stderr.write("\r\033[K")
+        sys.stderr.flush()
+    return Outcome(scenario, points, results)
+
+
+def flat_rows(result: Result) -> list[dict]:
+    """The result as table rows: one per size (pingpong, exchange) or one (roundtrip)."""
+    r = result.results
+    common = {"messages": result.messages, "simulated_seconds": result.simulated_seconds}
+    if result.workload in ("pingpong", "exchange"):
+        return [dict(row, **common) for row in r["rows"]]
+    row = {"rtt_mean_us": r["rtt_us"]["mean"], "rtt_p50_us": r["rtt_us"]["p50"],
+           "rtt_p99_us": r["rtt_us"]["p99"], "rtt_min_us": r["rtt_us"]["min"],
+           "rtt_max_us": r["rtt_us"]["max"],
+           "per_rank_mean_average_us": r["per_rank_mean_us"]["average"],
+           "per_rank_mean_sd_us": r["per_rank_mean_us"]["sd"]}
+    for key in ("lc_average_of_averages_us", "ray_average_for_all_ranks_us",
+                "ray_standard_deviation_us"):
+        row[key] = r[key]
+    if "hops" in r:
+        row["hops_mean"] = r["hops"]["mean"]
+    if "relays" in r:
+        row.update(relays_mean=r["relays"]["mean"], relays_sd=r["relays"]["sd"],
+                   relays_max=r["relays"]["max"])
+    return [dict(row, **common)]
+
+
+def _csv_rows(outcome: Outcome) -> list[dict]:
+    rows = []
+    for i, (point, result) in enumerate(zip(outcome.points, outcome.results)):
+        params = dict(point, **result.parameters)
+        params = {k: params[k] for k in POINT_KEYS
+                  if k in params and not isinstance(params[k], (list, tuple))}
+        rows.extend(dict({"point": i + 1}, **params, **flat) for flat in flat_rows(result))
+    return rows
+
+
+def _columns(rows: list[dict]) -> list[str]:
+    seen = {}
+    for row in rows:
+        seen.update(dict.fromkeys(row))
+    return list(seen)
+
+
+def csv_text(outcome: Outcome) -> str:
+    rows = _csv_rows(outcome)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=_columns(rows), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def json_text(outcome: Outcome) -> str:
+    s = outcome.scenario
+    doc = {"scenario": s.name, "description": s.description, "fixed": s.fixed,
+           "sweep": {axis: list(values) for axis, values in s.sweep},
+           "points": [{"point": i + 1, "parameters": p, "result": r.to_dict()}
+                      for i, (p, r) in enumerate(zip(outcome.points, outcome.results))]}
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def table(outcome: Outcome) -> str:
+    """One aligned text table: the swept parameters, then the headline results."""
+    s = outcome.scenario
+    swept = s.swept_keys()
+    rows = []
+    for point, result in zip(outcome.points, outcome.results):
+        for flat in flat_rows(result):
+            rows.append({**{k: point[k] for k in swept}, **flat})
+    columns = swept + [c for c in _HEADLINE if any(c in r for r in rows)]
+    cells = [[_cell(c, r.get(c, "")) for c in columns] for r in rows]
+    widths = [max(len(c), *(len(row[j]) for row in cells)) for j, c in enumerate(columns)]
+    fixed = " ".join(f"{k}={v}" for k, v in s.fixed.items())
+    lines = [f"# {s.name}: {s.description}" if s.description else f"# {s.name}"]
+    if fixed:
+        lines.append(f"# {fixed}")
+    lines.append("  ".join(c.rjust(w) for c, w in zip(columns, widths)))
+    lines.extend("  ".join(v.rjust(w) for v, w in zip(row, widths)) for row in cells)
+    return "\n".join(lines) + "\n"
+
+
+def _cell(column: str, value) -> str:
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+def write_outputs(outcome: Outcome, out_dir: str | Path) -> tuple[Path, Path]:
+    """results.json and results.csv in out_dir, each written whole or not at all."""
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"--out {out}: cannot create the folder: {e.strerror}") from None
+    contents = {out / "results.json": json_text(outcome), out / "results.csv": csv_text(outcome)}
+    temps = {}
+    try:
+        for final, text in contents.items():
+            fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{final.name}.", suffix=".tmp")
+            temps[final] = tmp
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        for final, tmp in temps.items():
+            os.replace(tmp, final)
+    except OSError as e:
+        for tmp in temps.values():
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        raise InputError(f"--out {out}: cannot write results: {e.strerror}") from None
+    return out / "results.json", out / "results.csv"

@@ -1,0 +1,144 @@
+"""Scenario files (TOML) and their expansion into points.
+
+A scenario sets run parameters at top level (the names of hopsim.simulate's arguments)
+and may sweep any of them in a [sweep] table:
+
+    name = "ranks-per-node"
+    platform = "ec2-10gbe"          # a preset, or a file relative to the scenario
+    workload = "roundtrip"
+    ranks = 10
+    exchanges = 1000
+    [sweep]
+    reception = ["any-source", "round-robin"]
+    # An axis whose values are tables sets several parameters together (a linked axis):
+    placement = [{ranks = 10, ranks_per_node = 1}, {ranks = 20, ranks_per_node = 2}]
+
+Points are the cross product of the axes, the first axis outermost, each axis in the
+order its values are written: the same file always gives the same points in the same order.
+"""
+from __future__ import annotations
+
+import itertools
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError
+from ..workload import PARAMETERS
+
+# Every key a point may set, in the order they appear in tables and CSV columns.
+POINT_KEYS = ("platform", "workload", "ranks", "ranks_per_node", "seed", "reception") + PARAMETERS
+_DEFAULTS = {"ranks_per_node": 1, "seed": 1}
+_REQUIRED = ("platform", "workload", "ranks")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    fixed: dict                  # parameter -> value, for every point
+    sweep: tuple                 # ((axis, (value, ...)), ...): a value is a parameter's
+                                 # value, or for a linked axis a dict of parameters
+    source: str = "scenario"
+    base_dir: Path | None = None  # platform files are resolved against it
+
+    def swept_keys(self) -> list[str]:
+        """Parameters that vary between points, in POINT_KEYS order."""
+        keys = set()
+        for axis, values in self.sweep:
+            keys.update(k for v in values for k in (v if isinstance(v, dict) else {axis: v}))
+        return [k for k in POINT_KEYS if k in keys]
+
+    def points(self) -> list[dict]:
+        """Every point's full parameters (defaults filled), in the expansion order."""
+        axes = [[v if isinstance(v, dict) else {axis: v} for v in values]
+                for axis, values in self.sweep]
+        out = []
+        for combo in itertools.product(*axes):
+            point = dict(_DEFAULTS, **self.fixed)
+            for part in combo:
+                point.update(part)
+            out.append({k: point[k] for k in POINT_KEYS if k in point})
+        return out
+
+    def platform_ref(self, value: str) -> str:
+        """A platform as written in the file -> what hopsim.platforms.load() takes."""
+        looks_like_file = "/" in value or value.endswith(".toml")
+        if looks_like_file and self.base_dir is not None and not Path(value).is_absolute():
+            return str(self.base_dir / value)
+        return value
+
+
+def parse_scenario(text: str, source: str, base_dir: Path | None = None) -> Scenario:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"{source}: malformed TOML: {e}") from None
+    name = doc.pop("name", Path(source).stem)
+    description = doc.pop("description", "")
+    for key, value in (("name", name), ("description", description)):
+        if not isinstance(value, str):
+            raise InputError(f"{source}: {key}: must be a string")
+    sweep_table = doc.pop("sweep", {})
+    if not isinstance(sweep_table, dict):
+        raise InputError(f"{source}: sweep: must be a table ([sweep])")
+    fixed = {}
+    for key, value in doc.items():
+        _check_key(key, source)
+        fixed[key] = value
+    sweep = tuple((axis, _axis_values(axis, values, fixed, source))
+                  for axis, values in sweep_table.items())
+    owner = {}
+    for axis, values in sweep:
+        for key in {k for v in values for k in (v if isinstance(v, dict) else {axis: v})}:
+            if key in owner:
+                raise InputError(f"{source}: sweep.{axis}: {key} is also swept by "
+                                 f"sweep.{owner[key]}; sweep it in one axis")
+            owner[key] = axis
+    scenario = Scenario(name, description, fixed, sweep, source, base_dir)
+    set_somewhere = set(fixed) | set(scenario.swept_keys())
+    for key in _REQUIRED:
+        if key not in set_somewhere:
+            raise InputError(f"{source}: missing key {key}")
+    return scenario
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"{path}: cannot read scenario file: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a UTF-8 text file") from None
+    return parse_scenario(text, str(path), path.resolve().parent)
+
+
+def _check_key(key: str, source: str, where: str = ""):
+    if key not in POINT_KEYS:
+        raise InputError(f"{source}: unknown key {where}{key} "
+                         f"(parameters: {', '.join(POINT_KEYS)})")
+
+
+def _axis_values(axis: str, values, fixed: dict, source: str) -> tuple:
+    if not isinstance(values, list) or not values:
+        raise InputError(f"{source}: sweep.{axis}: must be a non-empty list of values")
+    linked = [isinstance(v, dict) for v in values]
+    if any(linked) and not all(linked):
+        raise InputError(f"{source}: sweep.{axis}: mixes tables and plain values")
+    if all(linked):
+        for v in values:
+            if not v:
+                raise InputError(f"{source}: sweep.{axis}: an empty table sets nothing")
+            for key in v:
+                _check_key(key, source, f"sweep.{axis}.")
+                _check_unset(key, fixed, source, f"sweep.{axis}")
+    else:
+        _check_key(axis, source, "sweep.")
+        _check_unset(axis, fixed, source, f"sweep.{axis}")
+    return tuple(values)
+
+
+def _check_unset(key: str, fixed: dict, source: str, where: str):
+    if key in fixed:
+        raise InputError(f"{source}: {where}: {key} is also set at top level; set it in one place")
