@@ -33,6 +33,9 @@ def parse_platform(text: str, source: str) -> Platform:
                 fields[_field(f"{key}.{sub}", source)] = v
         elif key == "provenance":
             continue
+        elif isinstance(value, dict):
+            raise InputError(f"{source}: unknown section [{key}] (sections: "
+                             f"{', '.join(_SECTIONS)}, provenance)")
         else:
             fields[_field(key, source)] = value
     for key in _REQUIRED:
