@@ -170,6 +170,10 @@ def write_outputs(outcome: Outcome, out_dir: str | Path) -> tuple[Path, Path]:
     except OSError as e:
         raise InputError(f"--out {out}: cannot create the folder: {e.strerror}") from None
     contents = {out / "results.json": json_text(outcome), out / "results.csv": csv_text(outcome)}
+    for final in contents:
+        # Checked before writing anything, so that one file is never replaced without the other.
+        if final.is_dir():
+            raise InputError(f"--out {out}: cannot write results: {final} is a folder")
     temps = {}
     try:
         for final, text in contents.items():
