@@ -105,7 +105,8 @@ def _csv_rows(outcome: Outcome) -> list[dict]:
         params = dict(point, **result.parameters)
         params = {k: params[k] for k in POINT_KEYS
                   if k in params and not isinstance(params[k], (list, tuple))}
-        rows.extend(dict({"point": i + 1}, **params, **flat) for flat in flat_rows(result))
+        # A result column (exchange's actual repetitions) wins over the requested parameter.
+        rows.extend({"point": i + 1, **params, **flat} for flat in flat_rows(result))
     return rows
 
 
