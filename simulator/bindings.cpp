@@ -1,0 +1,132 @@
+// hopsim._engine: thin bindings. Dicts of spec.hpp's field names in, the engine's
+// JSON result out as a dict. Validation and defaults live in hopsim.api/platforms.
+#include "engine.hpp"
+#include "spec.hpp"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <stdexcept>
+
+namespace py = pybind11;
+
+void bind_overlay(py::module_& m);
+
+namespace {
+
+using hopsim::PlatformSpec;
+using hopsim::WorkloadSpec;
+
+template <class T> void take(const py::dict& d, const char* key, T& field)
+{
+  if (d.contains(key))
+    field = d[key].cast<T>();
+}
+
+void reject_unknown(const py::dict& d, std::initializer_list<const char*> known, const char* what)
+{
+  for (auto item : d) {
+    auto k = item.first.cast<std::string>();
+    bool ok = false;
+    for (const char* name : known)
+      ok = ok || k == name;
+    if (not ok)
+      throw std::invalid_argument(std::string("unknown ") + what + " key '" + k + "'");
+  }
+}
+
+PlatformSpec platform_from(const py::dict& d)
+{
+  reject_unknown(d,
+                 {"name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps", "topology",
+                  "topology_parameters", "intra_latency_us", "intra_bandwidth_gbps", "send_overhead_us",
+                  "recv_overhead_us", "per_byte_overhead_ns", "gap_us", "pass_us", "reception"},
+                 "platform");
+  PlatformSpec p;
+  take(d, "name", p.name);
+  take(d, "nodes", p.nodes);
+  take(d, "cores", p.cores);
+  take(d, "latency_us", p.latency_us);
+  take(d, "bandwidth_gbps", p.bandwidth_gbps);
+  take(d, "backbone_gbps", p.backbone_gbps);
+  take(d, "topology", p.topology);
+  take(d, "topology_parameters", p.topology_parameters);
+  take(d, "intra_latency_us", p.intra_latency_us);
+  take(d, "intra_bandwidth_gbps", p.intra_bandwidth_gbps);
+  take(d, "send_overhead_us", p.send_overhead_us);
+  take(d, "recv_overhead_us", p.recv_overhead_us);
+  take(d, "per_byte_overhead_ns", p.per_byte_overhead_ns);
+  take(d, "gap_us", p.gap_us);
+  take(d, "pass_us", p.pass_us);
+  std::string reception = "any-source";
+  take(d, "reception", reception);
+  if (reception == "any-source")
+    p.reception = hopsim::Reception::AnySource;
+  else if (reception == "round-robin")
+    p.reception = hopsim::Reception::RoundRobin;
+  else
+    throw std::invalid_argument("reception must be any-source or round-robin, not '" + reception + "'");
+  return p;
+}
+
+WorkloadSpec workload_from(const py::dict& d)
+{
+  reject_unknown(d,
+                 {"kind", "ranks", "ranks_per_node", "seed", "sizes", "iterations", "repetitions", "request_bytes",
+                  "reply_bytes", "exchanges", "destinations", "overlay", "degree", "overlay_arcs"},
+                 "workload");
+  WorkloadSpec w;
+  std::string kind = "roundtrip";
+  take(d, "kind", kind);
+  if (kind == "pingpong")
+    w.kind = hopsim::WorkloadKind::PingPong;
+  else if (kind == "roundtrip")
+    w.kind = hopsim::WorkloadKind::RoundTrip;
+  else if (kind == "exchange")
+    w.kind = hopsim::WorkloadKind::Exchange;
+  else
+    throw std::invalid_argument("unknown workload '" + kind + "'");
+  take(d, "ranks", w.ranks);
+  take(d, "ranks_per_node", w.ranks_per_node);
+  take(d, "seed", w.seed);
+  take(d, "sizes", w.sizes);
+  take(d, "iterations", w.iterations);
+  take(d, "repetitions", w.repetitions);
+  take(d, "request_bytes", w.request_bytes);
+  take(d, "reply_bytes", w.reply_bytes);
+  take(d, "exchanges", w.exchanges);
+  std::string destinations = "independent";
+  take(d, "destinations", destinations);
+  if (destinations == "independent")
+    w.destinations = hopsim::Destinations::Independent;
+  else if (destinations == "shared")
+    w.destinations = hopsim::Destinations::Shared;
+  else
+    throw std::invalid_argument("destinations must be independent or shared, not '" + destinations + "'");
+  take(d, "overlay", w.overlay);
+  take(d, "degree", w.degree);
+  take(d, "overlay_arcs", w.overlay_arcs);
+  return w;
+}
+
+py::object simulate(const py::dict& platform, const py::dict& workload)
+{
+  PlatformSpec p = platform_from(platform);
+  WorkloadSpec w = workload_from(workload);
+  std::string json;
+  {
+    py::gil_scoped_release release;
+    json = hopsim::simulate(p, w);
+  }
+  return py::module_::import("json").attr("loads")(json);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_engine, m)
+{
+  m.doc() = "hopsim's SimGrid engine";
+  m.def("simulate", &simulate, py::arg("platform"), py::arg("workload"),
+        "Run one simulation in a child process; returns the result dict. Raises ValueError on bad specs.");
+  bind_overlay(m);
+}

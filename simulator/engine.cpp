@@ -1,0 +1,216 @@
+#include "engine.hpp"
+
+#include "overlay.hpp"
+#include "platform_builder.hpp"
+#include "rank_loop.hpp"
+#include "workloads.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+#include <xbt/log.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace sg4 = simgrid::s4u;
+
+namespace hopsim {
+
+namespace {
+
+void require(bool ok, const std::string& message)
+{
+  if (not ok)
+    throw std::invalid_argument(message);
+}
+
+bool positive(double v) { return std::isfinite(v) && v > 0; }
+bool non_negative(double v) { return std::isfinite(v) && v >= 0; }
+
+std::unique_ptr<Overlay> build_overlay(const WorkloadSpec& w)
+{
+  if (w.overlay.empty())
+    return nullptr;
+  if (w.overlay == "user")
+    return make_table_overlay(w.ranks, w.overlay_arcs, w.seed);
+  return make_overlay(w.overlay, w.ranks, w.degree, w.seed);
+}
+
+}  // namespace
+
+void validate(const PlatformSpec& p, const WorkloadSpec& w)
+{
+  require(p.nodes > 0, "nodes must be positive");
+  require(p.cores > 0, "cores must be positive");
+  require(non_negative(p.latency_us), "latency_us must be zero or positive");
+  require(positive(p.bandwidth_gbps), "bandwidth_gbps must be positive");
+  require(non_negative(p.backbone_gbps), "backbone_gbps must be zero (none) or positive");
+  require(non_negative(p.intra_latency_us), "intranode latency_us must be zero or positive");
+  require(positive(p.intra_bandwidth_gbps), "intranode bandwidth_gbps must be positive");
+  for (double v : {p.send_overhead_us, p.recv_overhead_us, p.per_byte_overhead_ns, p.gap_us, p.pass_us})
+    require(non_negative(v), "host costs must be zero or positive");
+  require(w.ranks > 0, "ranks must be positive");
+  require(w.ranks_per_node > 0, "ranks per node must be positive");
+  require(w.ranks % w.ranks_per_node == 0, "ranks (" + std::to_string(w.ranks) +
+                                               ") must be a multiple of ranks per node (" +
+                                               std::to_string(w.ranks_per_node) + ")");
+  require(w.ranks_per_node <= p.cores, "ranks per node (" + std::to_string(w.ranks_per_node) +
+                                           ") exceeds the cores per node (" + std::to_string(p.cores) + ")");
+  require(w.ranks / w.ranks_per_node <= p.nodes, std::to_string(w.ranks) + " ranks at " +
+                                                     std::to_string(w.ranks_per_node) + " per node need " +
+                                                     std::to_string(w.ranks / w.ranks_per_node) +
+                                                     " nodes; the platform has " + std::to_string(p.nodes));
+  require(w.iterations >= 0 && w.repetitions >= 0, "iterations and repetitions must be zero (default) or positive");
+  switch (w.kind) {
+    case WorkloadKind::PingPong:
+      require(w.ranks == 2, "pingpong runs on exactly 2 ranks");
+      require(not w.sizes.empty(), "pingpong needs at least one size");
+      break;
+    case WorkloadKind::Exchange:
+      require(not w.sizes.empty(), "exchange needs at least one size");
+      break;
+    case WorkloadKind::RoundTrip:
+      require(w.exchanges > 0, "exchanges must be positive");
+      require(w.request_bytes >= 0 && w.reply_bytes >= 0, "message sizes must be zero or positive");
+      break;
+  }
+  for (int64_t s : w.sizes)
+    require(s >= 0, "sizes must be zero or positive");
+  require(w.overlay.empty() || w.kind == WorkloadKind::RoundTrip, "overlays apply to the roundtrip workload only");
+}
+
+std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& workload)
+{
+  validate(platform, workload);
+  std::unique_ptr<Overlay> overlay = build_overlay(workload);
+  bool routed = overlay != nullptr;
+
+  xbt_log_control_set("root.thresh:critical");
+  int argc = 1;
+  char name[] = "hopsim";
+  char* argv[] = {name, nullptr};
+  sg4::Engine e(&argc, argv);
+  configure_network_model(workload.ranks);
+  std::vector<sg4::Host*> all_nodes = build_platform(platform);
+  std::vector<sg4::Host*> used(all_nodes.begin(), all_nodes.begin() + workload.ranks / workload.ranks_per_node);
+
+  Sim sim(platform, workload, std::move(overlay));
+  JsonWriter json;
+  json.begin_object();
+  auto finish_json = [&]() {
+    json.key("simulated_seconds").value(sim.finish_time());
+    json.key("messages").value(sim.transfers());
+  };
+  switch (workload.kind) {
+    case WorkloadKind::RoundTrip: {
+      RoundTrip w(workload, routed);
+      sim.run(w, used);
+      finish_json();
+      json.key("results");
+      w.write_results(json, sim);
+      json.key("per_rank");
+      w.write_per_rank(json);
+      break;
+    }
+    case WorkloadKind::PingPong: {
+      PingPong w(workload);
+      sim.run(w, used);
+      finish_json();
+      json.key("results");
+      w.write_results(json);
+      break;
+    }
+    case WorkloadKind::Exchange: {
+      Exchange w(workload);
+      sim.run(w, used);
+      finish_json();
+      json.key("results");
+      w.write_results(json);
+      break;
+    }
+  }
+  json.end_object();
+  return json.str();
+}
+
+namespace {
+
+bool write_all(int fd, const std::string& data)
+{
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string simulate(const PlatformSpec& platform, const WorkloadSpec& workload)
+{
+  validate(platform, workload);  // fail fast, in the caller's process
+  int fds[2];
+  if (pipe(fds) != 0)
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  pid_t pid = fork();
+  if (pid < 0)
+    throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    close(fds[0]);
+    // First byte: 'R' result, 'V' invalid input, 'E' any other failure.
+    std::string message;
+    try {
+      message = "R" + run_simulation(platform, workload);
+    } catch (const std::invalid_argument& ex) {
+      message = std::string("V") + ex.what();
+    } catch (const std::exception& ex) {
+      message = std::string("E") + ex.what();
+    }
+    bool ok = write_all(fds[1], message);
+    close(fds[1]);
+    _exit(ok ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string data;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    data.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  struct rusage usage {};
+  while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  if (data.empty()) {
+    if (WIFSIGNALED(status))
+      throw std::runtime_error("the simulation died with signal " + std::to_string(WTERMSIG(status)));
+    throw std::runtime_error("the simulation ended without a result");
+  }
+  char tag = data[0];
+  std::string body = data.substr(1);
+  if (tag == 'V')
+    throw std::invalid_argument(body);
+  if (tag != 'R')
+    throw std::runtime_error("simulation failed: " + body);
+  // Append the child's peak memory to the result object.
+  body.pop_back();
+  body += ",\"peak_rss_kib\":" + std::to_string(usage.ru_maxrss) + "}";
+  return body;
+}
+
+}  // namespace hopsim

@@ -1,0 +1,23 @@
+// Runs one simulation: platform + workload in, the result as a JSON object out:
+// {"simulated_seconds", "messages", "results", "per_rank"(roundtrip only), "peak_rss_kib"}.
+#pragma once
+
+#include "spec.hpp"
+
+#include <string>
+
+namespace hopsim {
+
+// Throws std::invalid_argument (or OverlayError) for specs that make no sense.
+void validate(const PlatformSpec& platform, const WorkloadSpec& workload);
+
+// In this process. SimGrid's engine can be set up once per process, so this can run
+// once per process; use simulate() anywhere else.
+std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& workload);
+
+// In a forked child, so that it can be called any number of times and every run starts
+// from a clean SimGrid; the child's peak memory is reported as "peak_rss_kib".
+// Errors from validation come back as std::invalid_argument.
+std::string simulate(const PlatformSpec& platform, const WorkloadSpec& workload);
+
+}  // namespace hopsim

@@ -1,0 +1,54 @@
+// A message between ranks, and the pool that recycles them: at scale millions of
+// messages pass through, but only a few per rank are alive at any time.
+#pragma once
+
+#include <simgrid/s4u/Comm.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+namespace hopsim {
+
+struct Message {
+  int origin = 0;     // rank that created it
+  int final_dst = 0;  // rank it is for
+  int from = 0;       // sender of this hop
+  int to = 0;         // receiver of this hop
+  int64_t bytes = 0;
+  int kind = 0;       // workload-defined (request, reply, ...)
+  int hops = 0;       // transfers so far
+  int64_t seq = 0;    // workload-defined (round trip, repetition, ...)
+  double arrival = 0;
+  simgrid::s4u::CommPtr transfer;  // kept until received: the kernel may still use it
+};
+
+class MessagePool {
+public:
+  uint32_t acquire()
+  {
+    if (free_.empty()) {
+      messages_.emplace_back();
+      return static_cast<uint32_t>(messages_.size() - 1);
+    }
+    uint32_t id = free_.back();
+    free_.pop_back();
+    messages_[id] = Message{};
+    return id;
+  }
+  void release(uint32_t id)
+  {
+    messages_[id].transfer = nullptr;
+    free_.push_back(id);
+  }
+  Message& operator[](uint32_t id) { return messages_[id]; }
+  const Message& operator[](uint32_t id) const { return messages_[id]; }
+
+private:
+  // A deque: growing it keeps references valid, and other actors grow it while one
+  // actor is suspended in a SimGrid call.
+  std::deque<Message> messages_;
+  std::vector<uint32_t> free_;
+};
+
+}  // namespace hopsim

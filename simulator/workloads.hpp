@@ -1,0 +1,89 @@
+// The traffic patterns of workloads.md, each a Workload driven by the rank loops.
+// Each writes its results in the shape of the JSON `results` object of the CLI.
+#pragma once
+
+#include "json_writer.hpp"
+#include "rank_loop.hpp"
+#include "rng.hpp"
+
+#include <memory>
+#include <vector>
+
+namespace hopsim {
+
+// latency_checker and Ray's network test: any-to-any request/reply round trips.
+class RoundTrip : public Workload {
+public:
+  RoundTrip(const WorkloadSpec& spec, bool routed);
+  bool wants_pass(int rank) override;
+  void pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out) override;
+  void write_results(JsonWriter& json, const Sim& sim) const;
+  void write_per_rank(JsonWriter& json) const;
+
+private:
+  struct RankWork {
+    int64_t done = 0;
+    bool waiting = false;
+    double sent_at = 0;
+    Rng destinations{0};
+  };
+  WorkloadSpec spec_;
+  bool routed_;
+  std::vector<RankWork> work_;
+  std::vector<double> rtt_us_;  // rank-major: rank r's round trips at r * exchanges
+  int finished_ranks_ = 0;
+};
+
+// osu_latency: two ranks, ping-pong of each size, half the round trip.
+class PingPong : public Workload {
+public:
+  explicit PingPong(const WorkloadSpec& spec);
+  bool wants_pass(int rank) override;
+  void pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out) override;
+  void write_results(JsonWriter& json) const;
+  // osu_latency's iteration counts: 10000 up to 8192 bytes, 1000 above, after warm-up.
+  static int64_t osu_iterations(int64_t bytes);
+  static int64_t osu_warmup(int64_t bytes);
+
+private:
+  WorkloadSpec spec_;
+  size_t size_index_ = 0;
+  int64_t iteration_ = 0;  // warm-up included
+  bool waiting_ = false;
+  double timed_from_ = 0;
+  std::vector<double> latency_us_;
+};
+
+// IMB-MPI1 Exchange: periodic chain, two sends and two receives per repetition.
+class Exchange : public Workload {
+public:
+  explicit Exchange(const WorkloadSpec& spec);
+  bool wants_pass(int rank) override;
+  void pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out) override;
+  bool tracks_send_completion() const override { return true; }
+  void on_send_complete(Sim& sim, const Message& m) override;
+  void write_results(JsonWriter& json) const;
+  // IMB's repetitions: 1000, fewer for large messages (40 MiB of volume per sample).
+  static int64_t imb_repetitions(int64_t bytes);
+
+private:
+  enum class Phase { Post, Wait, Barrier };
+  struct RankWork {
+    Phase phase = Phase::Post;
+    int64_t repetition = 0;
+    int64_t received = 0;
+    int sends_pending = 0;
+  };
+  bool repetition_complete(const RankWork& w) const;
+  void arrive_at_barrier(Sim& sim, int rank, double t);
+  int64_t repetitions() const;
+
+  WorkloadSpec spec_;
+  size_t size_index_ = 0;
+  double size_start_ = 0;
+  int at_barrier_ = 0;
+  std::vector<RankWork> work_;
+  std::vector<std::vector<double>> t_us_;  // [size][rank]: time per repetition
+};
+
+}  // namespace hopsim
