@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# hopsim's set-up from a fresh Debian bookworm machine, as root, then one job:
+#   bash bootstrap.sh run    install what is missing, run the default scenario
+#   bash bootstrap.sh test   install what is missing, run every test (ctest + pytest)
+# Safe to re-run: it installs only what is missing and rebuilds incrementally.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+job="${1:-run}"
+case "$job" in run|test) ;; *) echo "usage: bash bootstrap.sh {run|test}" >&2; exit 2 ;; esac
+
+apt_packages=(build-essential cmake ninja-build pkg-config libsimgrid-dev libgtest-dev
+              python3 python3-venv python3-dev libboost-dev
+              openmpi-bin libopenmpi-dev netpipe-openmpi iproute2)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "bootstrap: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >&2
+  apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+fi
+
+# Debian's interpreter, so that its headers (python3-dev) match the build.
+if [ ! -x .venv/bin/python ]; then
+  /usr/bin/python3 -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip >&2
+# --no-build-isolation would skip the build requirements; keep isolation, it is cached.
+CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}" \
+  .venv/bin/python -m pip install -q ".[test]" >&2
+
+if [ "$job" = run ]; then
+  exec .venv/bin/hopsim run
+fi
+
+build_dir="$(ls -d build/*/ | head -n 1)"
+ctest --test-dir "$build_dir" --output-on-failure
+# Tests run from tests/ against the installed package, never the source tree.
+exec .venv/bin/python -m pytest -q -p no:cacheprovider --rootdir=. tests
