@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hopsim {
@@ -38,7 +39,27 @@ public:
   virtual int next_hop(int cur, int dst) = 0;
   // The same overlay with its load counters reset (routes restart from the initial state).
   virtual std::unique_ptr<Overlay> fresh() const = 0;
+  // True when next_hop depends on what was routed before (polytope, torus): routes then
+  // depend on the order in which messages are forwarded.
+  virtual bool has_load_counters() const { return false; }
 };
+
+// The parameters a family takes for a size: ranks, degree() and digits() of the overlay
+// make_overlay would build. ranks == 0 stands for "no such size".
+struct OverlayShape {
+  int ranks = 0;
+  int degree = 0;
+  int digits = 0;
+};
+
+// The shape make_overlay(family, n, degree, seed) would build, without building it.
+// Throws OverlayError exactly when make_overlay would (a random graph that the seed leaves
+// disconnected excepted: that needs the graph).
+OverlayShape overlay_shape(const std::string& family, int n, int degree);
+
+// The valid sizes closest to n, strictly below and strictly above, for the family and the
+// requested degree (0: automatic), with the parameters chosen for them.
+std::pair<OverlayShape, OverlayShape> nearest_sizes(const std::string& family, int n, int degree);
 
 // family: complete, debruijn, kautz, random, group, polytope (alias hypercube), torus.
 // degree 0 means "choose as RayPlatform does" (overlays.md). Throws OverlayError.

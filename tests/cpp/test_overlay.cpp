@@ -1,0 +1,371 @@
+// Overlay families against shared/reference/overlays.md: the worked example, arcs and next
+// hops that agree, routes that are shortest paths, the error messages, sizes near 4096.
+#include "overlay.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <queue>
+#include <set>
+#include <string>
+
+using namespace hopsim;
+
+namespace {
+
+std::vector<int> hops_from_bfs(const Overlay& o, int d) {  // distance of every rank to d
+  const int n = o.size();
+  std::vector<std::vector<int>> in(n);
+  for (int u = 0; u < n; ++u)
+    for (int v : o.out_neighbors(u)) in[v].push_back(u);
+  std::vector<int> dist(n, -1);
+  std::queue<int> q;
+  dist[d] = 0;
+  q.push(d);
+  while (!q.empty()) {
+    int v = q.front();
+    q.pop();
+    for (int u : in[v])
+      if (dist[u] < 0) dist[u] = dist[v] + 1, q.push(u);
+  }
+  return dist;
+}
+
+// Every route, walked hop by hop on a fresh copy in the documented order.
+RouteStats walked_statistics(const Overlay& o) {
+  const int n = o.size();
+  auto w = o.fresh();
+  RouteStats st;
+  st.relays.assign(n, 0);
+  for (int s = 0; s < n; ++s)
+    for (int d = 0; d < n; ++d) {
+      std::vector<int> r = route(*w, s, d);
+      if (r.size() > st.route_lengths.size()) st.route_lengths.resize(r.size(), 0);
+      ++st.route_lengths[r.size() - 1];
+      for (size_t i = 1; i + 1 < r.size(); ++i) ++st.relays[r[i]];
+    }
+  return st;
+}
+
+std::string error_of(const std::string& family, int n, int degree = 0, uint64_t seed = 1) {
+  try {
+    make_overlay(family, n, degree, seed);
+  } catch (const OverlayError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+long resident_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  long value = 0;
+  while (status >> key)
+    if (key == "VmRSS:") return status >> value, value;
+  return -1;
+}
+
+struct Case {
+  std::string family;
+  int n, degree;
+};
+
+const std::vector<Case> kSmallCases = {
+    {"complete", 7, 0}, {"debruijn", 16, 2}, {"debruijn", 27, 3}, {"debruijn", 64, 4}, {"kautz", 12, 2},
+    {"kautz", 36, 3},   {"kautz", 48, 2},    {"random", 40, 0},   {"random", 64, 0},   {"group", 21, 0},
+    {"group", 32, 0},   {"polytope", 16, 0}, {"polytope", 27, 3}, {"torus", 16, 0},    {"torus", 25, 5},
+    {"torus", 64, 4},   {"hypercube", 32, 0}};
+
+}  // namespace
+
+TEST(WorkedExample, DeBruijn2_4) {
+  auto o = make_overlay("debruijn", 16, 2, 1);
+  EXPECT_EQ(o->degree(), 2);
+  EXPECT_EQ(o->digits(), 4);
+  EXPECT_EQ(o->out_neighbors(0), (std::vector<int>{0, 8}));
+  EXPECT_EQ(route(*o, 0, 1), (std::vector<int>{0, 8, 4, 2, 1}));
+  EXPECT_EQ(route(*o, 0, 2), (std::vector<int>{0, 8, 4, 2}));
+  EXPECT_EQ(route(*o, 5, 5), (std::vector<int>{5}));
+  RouteStats st = route_statistics(*o);
+  EXPECT_EQ(st.route_lengths, (std::vector<int64_t>{16, 30, 54, 82, 74}));
+  int64_t relays = 0;
+  for (int64_t r : st.relays) relays += r;
+  EXPECT_DOUBLE_EQ(relays / 16.0, 27.5);
+  EXPECT_EQ(st.arcs, 32);  // two self-loops (0 and 15) included
+  EXPECT_EQ(st.diameter, 4);
+  EXPECT_DOUBLE_EQ(st.mean_hops, (30 + 2 * 54 + 3 * 82 + 4 * 74) / 240.0);
+}
+
+TEST(Families, ArcsNextHopsAndShortestRoutesAgree) {
+  for (const Case& c : kSmallCases) {
+    SCOPED_TRACE(c.family + " " + std::to_string(c.n));
+    auto o = make_overlay(c.family, c.n, c.degree, 7);
+    const int n = o->size();
+    ASSERT_EQ(n, c.n);
+    std::set<std::pair<int, int>> arcs, reversed;
+    for (int u = 0; u < n; ++u) {
+      std::vector<int> out = o->out_neighbors(u), in = o->in_neighbors(u);
+      EXPECT_TRUE(std::is_sorted(out.begin(), out.end()));
+      EXPECT_EQ(std::adjacent_find(out.begin(), out.end()), out.end());
+      EXPECT_TRUE(std::is_sorted(in.begin(), in.end()));
+      for (int v : out) arcs.insert({u, v});
+      for (int v : in) reversed.insert({v, u});
+      std::vector<int> list = connection_list(*o, u);
+      std::set<int> expected(in.begin(), in.end());
+      expected.insert(u);
+      EXPECT_EQ(list, std::vector<int>(expected.begin(), expected.end()));
+    }
+    EXPECT_EQ(arcs, reversed);  // in_neighbors is the transpose of out_neighbors
+    auto w = o->fresh();
+    for (int d = 0; d < n; ++d) {
+      std::vector<int> dist = hops_from_bfs(*o, d);
+      for (int s = 0; s < n; ++s) {
+        std::vector<int> r = route(*w, s, d);
+        for (size_t i = 0; i + 1 < r.size(); ++i) ASSERT_TRUE(arcs.count({r[i], r[i + 1]})) << r[i] << "->" << r[i + 1];
+        EXPECT_EQ(static_cast<int>(r.size()) - 1, dist[s]) << s << "->" << d;
+      }
+    }
+  }
+}
+
+TEST(Families, StatisticsMatchWalkedRoutes) {
+  for (const Case& c : kSmallCases) {
+    SCOPED_TRACE(c.family + " " + std::to_string(c.n));
+    auto o = make_overlay(c.family, c.n, c.degree, 3);
+    RouteStats fast = route_statistics(*o), slow = walked_statistics(*o);
+    EXPECT_EQ(fast.route_lengths, slow.route_lengths);
+    EXPECT_EQ(fast.relays, slow.relays);
+    int64_t arcs = 0;
+    for (int u = 0; u < o->size(); ++u) arcs += static_cast<int64_t>(o->out_neighbors(u).size());
+    EXPECT_EQ(fast.arcs, arcs);
+    EXPECT_EQ(fast.diameter, static_cast<int>(slow.route_lengths.size()) - 1);
+  }
+}
+
+TEST(DeBruijn, ArcsFollowTheDigitDefinition) {
+  const int b = 3, D = 3, n = 27;
+  auto o = make_overlay("debruijn", n, b, 1);
+  auto digit = [&](int i, int p) { return i / static_cast<int>(std::pow(b, p)) % b; };
+  for (int i = 0; i < n; ++i) {
+    std::vector<int> expected;
+    for (int j = 0; j < n; ++j) {
+      bool arc = true;
+      for (int p = 1; p < D; ++p) arc = arc && digit(i, p) == digit(j, p - 1);
+      if (arc) expected.push_back(j);
+    }
+    EXPECT_EQ(o->out_neighbors(i), expected) << i;
+  }
+}
+
+TEST(Kautz, RanksCountWordsInIntegerOrderAndArcsShiftThem) {
+  const int d = 3, base = 4;  // D = 3
+  auto o = make_overlay("kautz", (d + 1) * d * d, d, 1);
+  ASSERT_EQ(o->size(), 36);
+  std::vector<int> words;  // rank -> word value, by brute force
+  for (int w = 0; w < base * base * base; ++w)
+    if (w % 4 != w / 4 % 4 && w / 4 % 4 != w / 16) words.push_back(w);
+  ASSERT_EQ(static_cast<int>(words.size()), 36);
+  std::map<int, int> rank_of;
+  for (int r = 0; r < 36; ++r) rank_of[words[r]] = r;
+  for (int r = 0; r < 36; ++r) {
+    std::vector<int> expected;
+    for (int x = 0; x < base; ++x) {
+      int next = words[r] / base + x * base * base;
+      if (rank_of.count(next)) expected.push_back(rank_of[next]);
+    }
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(o->out_neighbors(r), expected) << r;
+  }
+}
+
+TEST(Group, RoutesGoThroughTheLeaders) {
+  auto o = make_overlay("group", 20, 0, 1);
+  EXPECT_EQ(route(*o, 3, 5), (std::vector<int>{3, 5}));
+  EXPECT_EQ(route(*o, 3, 13), (std::vector<int>{3, 0, 8, 13}));
+  EXPECT_EQ(route(*o, 0, 19), (std::vector<int>{0, 16, 19}));
+  EXPECT_EQ(route(*o, 17, 8), (std::vector<int>{17, 16, 8}));
+  EXPECT_EQ(o->out_neighbors(8), (std::vector<int>{0, 8, 9, 10, 11, 12, 13, 14, 15, 16}));
+  EXPECT_EQ(o->out_neighbors(19), (std::vector<int>{16, 17, 18, 19}));
+}
+
+TEST(Polytope, LeastLoadedPositionThenLowestAndFreshResets) {
+  auto o = make_overlay("hypercube", 4, 0, 1);  // b=2, L=2
+  EXPECT_EQ(o->family(), "polytope");
+  EXPECT_EQ(o->next_hop(0, 3), 1);  // loads equal: position 0
+  EXPECT_EQ(o->next_hop(0, 3), 2);  // load[0][1] = 1 now: position 1
+  EXPECT_EQ(o->next_hop(0, 3), 1);  // equal again
+  EXPECT_EQ(o->next_hop(1, 3), 3);  // counters are per rank: rank 1's are untouched
+  auto f = o->fresh();
+  EXPECT_EQ(f->next_hop(0, 3), 1);
+  EXPECT_TRUE(o->has_load_counters());
+}
+
+TEST(Torus, MinusStepBeforePlusStepThenLeastLoaded) {
+  auto o = make_overlay("torus", 4, 4, 1);  // a ring of 4
+  EXPECT_EQ(o->out_neighbors(0), (std::vector<int>{1, 3}));
+  EXPECT_EQ(o->next_hop(0, 2), 3);  // both ways are 2 steps: -1 first
+  EXPECT_EQ(o->next_hop(0, 2), 1);  // load of symbol 3 is 1 now
+  EXPECT_EQ(o->next_hop(0, 1), 1);  // only +1 is shortest
+  auto r2 = make_overlay("torus", 8, 0, 1);  // radix 2: -1 and +1 are one neighbour
+  EXPECT_EQ(r2->out_neighbors(0), (std::vector<int>{1, 2, 4}));
+}
+
+TEST(Random, EdgeCountDeterminismAndSymmetry) {
+  auto a = make_overlay("random", 100, 0, 42), b = make_overlay("random", 100, 0, 42);
+  auto c = make_overlay("random", 100, 0, 43);
+  int64_t arcs = 0;
+  bool differs = false;
+  for (int u = 0; u < 100; ++u) {
+    std::vector<int> out = a->out_neighbors(u);
+    arcs += static_cast<int64_t>(out.size());
+    EXPECT_EQ(out, a->in_neighbors(u));
+    EXPECT_EQ(out, b->out_neighbors(u));
+    EXPECT_EQ(std::count(out.begin(), out.end(), u), 0);
+    differs = differs || out != c->out_neighbors(u);
+    for (int d = 0; d < 100; ++d)
+      if (d != u) {
+        ASSERT_EQ(a->next_hop(u, d), b->next_hop(u, d));
+      }
+  }
+  EXPECT_EQ(arcs, 2 * (100 * 6 / 2));  // n*floor(log2 n)/2 undirected edges
+  EXPECT_TRUE(differs);
+  EXPECT_EQ(a->degree(), 6);
+}
+
+TEST(Random, DisconnectedSeedNamesAWorkingSeed) {
+  // 5 ranks get 5 of the 10 possible edges: some seeds isolate a rank.
+  int tried = 0;
+  for (uint64_t seed = 1; seed < 200; ++seed) {
+    std::string e = error_of("random", 5, 0, seed);
+    if (e == "no error") continue;
+    ++tried;
+    EXPECT_NE(e.find("random: seed " + std::to_string(seed) + " leaves the 5 ranks disconnected"), std::string::npos) << e;
+    EXPECT_NE(e.find("gives a connected graph"), std::string::npos) << e;
+  }
+  EXPECT_GT(tried, 0);
+}
+
+TEST(TableOverlay, UserGraphRoutesAreShortestAndErrorsAreClear) {
+  // A directed ring 0->1->...->9->0 with chords i -> i+3.
+  std::vector<std::pair<int, int>> arcs;
+  for (int i = 0; i < 10; ++i) arcs.push_back({i, (i + 1) % 10}), arcs.push_back({i, (i + 3) % 10});
+  arcs.push_back({4, 4});
+  auto o = make_table_overlay(10, arcs, 5, "ring");
+  EXPECT_EQ(o->family(), "ring");
+  EXPECT_EQ(o->out_neighbors(4), (std::vector<int>{4, 5, 7}));
+  for (int d = 0; d < 10; ++d) {
+    std::vector<int> dist = hops_from_bfs(*o, d);
+    for (int s = 0; s < 10; ++s) EXPECT_EQ(static_cast<int>(route(*o, s, d).size()) - 1, dist[s]);
+  }
+  try {
+    make_table_overlay(4, {{0, 1}, {1, 0}, {2, 3}, {3, 2}}, 1);
+    FAIL();
+  } catch (const OverlayError& e) {
+    EXPECT_STREQ(e.what(), "user: rank 2 cannot reach rank 0 (every rank must reach every other)");
+  }
+  EXPECT_THROW(make_table_overlay(3, {{0, 3}}, 1), OverlayError);
+  EXPECT_THROW(make_table_overlay(20000, {}, 1), OverlayError);
+}
+
+TEST(TableOverlay, TiesGoToFewerRelaysThenLowerRank) {
+  // 0 -> {1, 2} -> 3 -> 0: nothing else relays through 1 or 2, so the tie goes to rank 1.
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    auto o = make_table_overlay(4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 0}}, seed);
+    EXPECT_EQ(route(*o, 0, 3), (std::vector<int>{0, 1, 3}));
+  }
+  // Ten ranks reach ten others through rank 10 or 11: the relay counts keep them even,
+  // where lowest-rank ties would send everything through 10.
+  std::vector<std::pair<int, int>> arcs;
+  for (int a = 0; a < 10; ++a)
+    for (int m : {10, 11}) arcs.push_back({a, m}), arcs.push_back({m, 12 + a});
+  for (int b = 12; b < 22; ++b)
+    for (int a = 0; a < 10; ++a) arcs.push_back({b, a});
+  RouteStats st = route_statistics(*make_table_overlay(22, arcs, 9));
+  EXPECT_GT(st.relays[10], 0);
+  EXPECT_NEAR(static_cast<double>(st.relays[11]) / st.relays[10], 1.0, 0.1);
+}
+
+TEST(Errors, NameTheNearestSizesAndTheirParameters) {
+  EXPECT_EQ(error_of("kautz", 4000), "kautz: 4000 ranks do not fit; nearest sizes 3906 (d=62, D=2) and 4032 (d=63, D=2)");
+  EXPECT_EQ(error_of("debruijn", 4000), "debruijn: 4000 ranks do not fit; nearest sizes 3969 (b=63, D=2) and 4096 (b=64, D=2)");
+  EXPECT_EQ(error_of("debruijn", 3), "debruijn: 3 ranks do not fit; nearest size 4 (b=2, D=2)");
+  EXPECT_EQ(error_of("torus", 4000), "torus: 4000 ranks do not fit; nearest sizes 2048 (r=2, D=11) and 4096 (r=2, D=12)");
+  EXPECT_EQ(error_of("polytope", 1000),
+            "polytope: 1000 ranks do not fit; nearest sizes 512 (b=2, L=9) and 1024 (b=2, L=10); "
+            "degree 10 fits 1000 ranks (b=10, L=3)");
+  EXPECT_EQ(error_of("polytope", 1000, 3), "polytope: 1000 ranks do not fit; nearest sizes 729 (b=3, L=6) and 2187 (b=3, L=7); "
+                                           "degree 10 fits 1000 ranks (b=10, L=3)");
+  EXPECT_EQ(error_of("random", 3), "random: 3 ranks do not fit (1 edge cannot connect them); nearest sizes 2 and 4");
+  EXPECT_EQ(error_of("mesh", 16),
+            "unknown overlay family 'mesh'; known: complete, debruijn, kautz, random, group, polytope, hypercube, torus");
+  EXPECT_EQ(error_of("complete", 0), "complete: the number of ranks must be positive (got 0)");
+  EXPECT_EQ(error_of("debruijn", 16, 1), "debruijn: the degree must be 0 (automatic) or at least 2 (got 1)");
+  EXPECT_EQ(error_of("group", 16, 5), "group: the degree is fixed by the family (8 for 16 ranks); leave it at 0");
+  EXPECT_NO_THROW(make_overlay("complete", 16, 16, 1));
+}
+
+TEST(Shapes, SizesNear4096FromOverlaysMd) {
+  struct Want {
+    std::string family;
+    int n, degree, want_degree, want_digits;
+  };
+  for (const Want& w : std::vector<Want>{{"debruijn", 4096, 2, 2, 12},
+                                         {"debruijn", 4096, 4, 4, 6},
+                                         {"debruijn", 4096, 8, 8, 4},
+                                         {"debruijn", 4096, 16, 16, 3},
+                                         {"debruijn", 4096, 0, 64, 2},  // auto: from 1024, largest base
+                                         {"debruijn", 4096, 3, 64, 2},  // 4096 is no power of 3: auto
+                                         {"kautz", 6144, 2, 2, 12},
+                                         {"kautz", 5120, 4, 4, 6},
+                                         {"kautz", 4608, 8, 8, 4},
+                                         {"kautz", 4352, 16, 16, 3},
+                                         {"kautz", 4032, 0, 63, 2},
+                                         {"kautz", 12, 0, 3, 2},  // 12 = K(2,3) = K(3,2): the largest d
+                                         {"kautz", 12, 2, 2, 3},
+                                         {"polytope", 4096, 0, 2, 12},
+                                         {"polytope", 4096, 16, 16, 3},
+                                         {"torus", 4096, 0, 2, 12},
+                                         {"torus", 4096, 8, 8, 4}}) {
+    SCOPED_TRACE(w.family + " " + std::to_string(w.n) + " degree " + std::to_string(w.degree));
+    OverlayShape s = overlay_shape(w.family, w.n, w.degree);
+    EXPECT_EQ(s.ranks, w.n);
+    EXPECT_EQ(s.degree, w.want_degree);
+    EXPECT_EQ(s.digits, w.want_digits);
+    if (w.family != "polytope" && w.family != "torus") {
+      auto o = make_overlay(w.family, w.n, w.degree, 1);
+      EXPECT_EQ(o->degree(), w.want_degree);
+      EXPECT_EQ(o->digits(), w.want_digits);
+      // Shift routing: the route length is D minus the overlap, at most D.
+      EXPECT_EQ(static_cast<int>(route(*o, 0, w.n - 1).size()) - 1, w.want_digits);
+    }
+  }
+  auto [below, above] = nearest_sizes("kautz", 4096, 0);
+  EXPECT_EQ(below.ranks, 4032);
+  EXPECT_EQ(below.degree, 63);
+  EXPECT_EQ(above.ranks, 4160);  // K(64,2)
+}
+
+TEST(Shapes, K63_2ReachesEveryRankInTwoHops) {
+  auto o = make_overlay("kautz", 4032, 0, 1);
+  RouteStats st = route_statistics(*o);
+  EXPECT_EQ(st.diameter, 2);
+  EXPECT_EQ(st.route_lengths[1], 4032 * 63);  // every arc but no self-loop
+  EXPECT_EQ(st.out_degree_counts.size(), 64u);
+  EXPECT_EQ(st.out_degree_counts[63], 4032);
+}
+
+TEST(Memory, DeBruijnOf2To20RanksKeepsNoTable) {
+  const long before = resident_kib();
+  auto o = make_overlay("debruijn", 1 << 20, 2, 1);
+  ASSERT_EQ(o->digits(), 20);
+  std::vector<int> r = route(*o, 0, (1 << 20) - 1);
+  EXPECT_EQ(r.size(), 21u);
+  EXPECT_EQ(o->out_neighbors(12345).size(), 2u);
+  auto k = make_overlay("kautz", 1025 * 1024, 0, 1);  // K(1024,2)
+  EXPECT_EQ(k->degree(), 1024);
+  EXPECT_EQ(route(*k, 0, k->size() - 1).size(), 3u);
+  EXPECT_LT(resident_kib() - before, 1024);  // well under a MiB
+}
