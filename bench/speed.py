@@ -8,7 +8,9 @@ the call, which forks and runs the engine in a child) and once with bench/bare_s
 own clock, from the start of main to the end of the simulation), on the same platform
 built by the same code. The two alternate, K times each, so that they share the noise of
 a shared machine; the fastest of the K runs of each is reported, since noise only ever
-adds time. Peak memory: hopsim's is that of its forked engine, which starts with the
+adds time. "ratio" is hopsim's messages per wall second over the bare program's;
+"cpu ratio" the same in messages per CPU second (fastest runs again), which other jobs on
+the machine disturb less. Peak memory: hopsim's is that of its forked engine, which starts with the
 pages of this Python process (python_rss_kib in the JSON); the bare program's is its own.
 
 Rows:
@@ -32,6 +34,7 @@ import argparse
 import glob
 import json
 import os
+import resource
 import shlex
 import subprocess
 import sys
@@ -87,10 +90,11 @@ def run_hopsim(case: Case, args) -> dict:
     _, work, platform_spec = prepare(platform, "roundtrip", ranks=case.ranks, seed=args.seed,
                                      **params)
     workload_spec = work.to_engine_dict()
+    cpu = children_cpu_seconds()
     start = time.perf_counter()
     out = _engine.simulate(platform_spec, workload_spec)
     wall = time.perf_counter() - start
-    return {"wall_seconds": wall, "messages": out["messages"],
+    return {"wall_seconds": wall, "cpu_seconds": children_cpu_seconds() - cpu, "messages": out["messages"],
             "simulated_seconds": out["simulated_seconds"], "peak_rss_kib": out["peak_rss_kib"],
             "hops_mean": out["results"].get("hops", {}).get("mean")}
 
@@ -101,17 +105,30 @@ def bare_command(bare: Path, case: Case, args) -> list[str]:
 
 
 def run_bare(bare: Path, case: Case, args) -> dict:
+    cpu = children_cpu_seconds()
     done = subprocess.run(bare_command(bare, case, args), capture_output=True, text=True)
+    cpu = children_cpu_seconds() - cpu
     if done.returncode != 0:
         sys.exit(f"speed.py: bare_s4u failed ({done.returncode}): {done.stderr.strip()}")
     out = json.loads(done.stdout)
-    return {k: out[k] for k in ("wall_seconds", "messages", "simulated_seconds", "peak_rss_kib")}
+    return dict({k: out[k] for k in ("wall_seconds", "messages", "simulated_seconds", "peak_rss_kib")},
+                cpu_seconds=cpu)
+
+
+def children_cpu_seconds() -> float:
+    """CPU time of the reaped children: hopsim's forked engine, the bare program.
+
+    Less sensitive than wall time to other jobs sharing the cores, so it is reported too.
+    """
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def best(runs: list[dict]) -> dict:
     fastest = min(runs, key=lambda r: r["wall_seconds"])
     return dict(fastest, messages_per_second=fastest["messages"] / fastest["wall_seconds"],
-                all_wall_seconds=[round(r["wall_seconds"], 3) for r in runs])
+                all_wall_seconds=[round(r["wall_seconds"], 3) for r in runs],
+                min_cpu_seconds=min(r["cpu_seconds"] for r in runs))
 
 
 def measure(case: Case, bare: Path, args) -> dict:
@@ -129,6 +146,7 @@ def measure(case: Case, bare: Path, args) -> dict:
            "degree": case.degree or None, "round_trips_per_rank": case.exchanges,
            "request_bytes": args.bytes, "reply_bytes": case.reply_bytes,
            "hopsim": h, "bare": b, "ratio": h["messages_per_second"] / b["messages_per_second"],
+           "cpu_ratio": (b["min_cpu_seconds"] / b["messages"]) / (h["min_cpu_seconds"] / h["messages"]),
            "bare_command": shlex.join(bare_command(bare, case, args))}
     if not case.overlay:
         row["simulated_time_difference"] = \
@@ -151,7 +169,7 @@ def mib(kib: int) -> str:
 
 def print_row_header():
     print(f"{'case':<22} {'ranks':>6} {'hopsim msgs':>11} {'hopsim s':>8} {'hopsim msg/s':>12} "
-          f"{'bare msgs':>9} {'bare s':>7} {'bare msg/s':>10} {'ratio':>6} "
+          f"{'bare msgs':>9} {'bare s':>7} {'bare msg/s':>10} {'ratio':>6} {'cpu ratio':>9} "
           f"{'hopsim MiB':>10} {'bare MiB':>8} {'sim diff':>8}", flush=True)
 
 
@@ -161,7 +179,8 @@ def print_row(r: dict):
     diff = "-" if diff is None else f"{diff:.0e}" if diff else "0"
     print(f"{r['case']:<22} {r['ranks']:>6} {h['messages']:>11} {h['wall_seconds']:>8.2f} "
           f"{h['messages_per_second']:>12,.0f} {b['messages']:>9} {b['wall_seconds']:>7.2f} "
-          f"{b['messages_per_second']:>10,.0f} {r['ratio']:>6.2f} {mib(h['peak_rss_kib']):>10} "
+          f"{b['messages_per_second']:>10,.0f} {r['ratio']:>6.2f} {r['cpu_ratio']:>9.2f} "
+          f"{mib(h['peak_rss_kib']):>10} "
           f"{mib(b['peak_rss_kib']):>8} {diff:>8}", flush=True)
 
 
