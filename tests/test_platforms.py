@@ -1,0 +1,249 @@
+"""Platform files: the minimal file, presets, and every rejection with the key it names."""
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from hopsim import InputError, platforms
+from hopsim.platforms import Platform, parse_platform
+
+SPEC_HPP = Path(__file__).resolve().parents[1] / "simulator" / "spec.hpp"
+
+MINIMAL = """\
+name = "two-nodes"
+[nodes]
+count = 2
+cores = 1
+[network]
+latency_us = 10.0
+bandwidth_gbps = 1.0
+"""
+
+
+def parse(text: str) -> Platform:
+    return parse_platform(text, "test.toml")
+
+
+def with_lines(*lines: str, base: str = MINIMAL) -> str:
+    """MINIMAL with extra lines appended (each may open a section)."""
+    return base + "\n".join(lines) + "\n"
+
+
+def rejects(text: str, *fragments: str):
+    with pytest.raises(InputError) as info:
+        parse(text)
+    message = str(info.value)
+    assert "\n" not in message
+    for fragment in fragments:
+        assert fragment in message, message
+    return message
+
+
+def test_the_issues_minimal_file_is_valid_with_zero_host_costs():
+    p = parse(MINIMAL)
+    assert (p.name, p.nodes, p.cores, p.latency_us, p.bandwidth_gbps) == ("two-nodes", 2, 1, 10.0, 1.0)
+    assert (p.send_overhead_us, p.recv_overhead_us, p.per_byte_overhead_ns, p.gap_us,
+            p.pass_us) == (0, 0, 0, 0, 0)
+    assert p.topology == "star" and p.reception == "any-source" and p.backbone_gbps == 0
+
+
+def test_intranode_defaults_to_the_network_values_and_follows_them():
+    p = parse(MINIMAL)
+    spec = p.to_engine_dict()
+    assert (spec["intra_latency_us"], spec["intra_bandwidth_gbps"]) == (10.0, 1.0)
+    faster = p.replace(latency_us=2.5)
+    assert faster.to_engine_dict()["intra_latency_us"] == 2.5
+    explicit = parse(with_lines("[intranode]", "latency_us = 0.5", "bandwidth_gbps = 80"))
+    assert (explicit.to_engine_dict()["intra_latency_us"],
+            explicit.to_engine_dict()["intra_bandwidth_gbps"]) == (0.5, 80.0)
+
+
+def spec_fields(struct: str) -> list[str]:
+    body = re.search(rf"struct {struct} {{(.*?)\n}};", SPEC_HPP.read_text(), re.S).group(1)
+    return re.findall(r"^\s+[\w:<>, ]+?\s(\w+)\s*[=;]", body, re.M)
+
+
+def test_engine_dict_has_exactly_the_fields_of_PlatformSpec():
+    full = parse(with_lines("[host]", "send_overhead_us = 1", "recv_overhead_us = 2",
+                            "per_byte_overhead_ns = 0.1", "gap_us = 3", "pass_us = 0.25",
+                            'reception = "round-robin"'))
+    spec = full.to_engine_dict()
+    assert sorted(spec) == sorted(spec_fields("PlatformSpec"))
+    assert spec["reception"] == "round-robin" and spec["pass_us"] == 0.25
+    assert full.to_engine_dict(reception="any-source")["reception"] == "any-source"
+
+
+def test_reception_override_is_validated():
+    with pytest.raises(InputError, match="host.reception"):
+        parse(MINIMAL).to_engine_dict(reception="sometimes")
+
+
+@pytest.mark.parametrize("name", platforms.list_presets())
+def test_every_preset_loads_under_its_file_name_and_sources_every_number(name):
+    p = platforms.load(name)
+    assert p.name == name and p.description
+    doc = tomllib.loads((platforms.PRESET_DIR / f"{name}.toml").read_text())
+    given = [f"{section}.{key}" for section, table in doc.items()
+             if isinstance(table, dict) and section != "provenance" for key in table]
+    missing = [key for key in given if key not in p.provenance]
+    assert not missing, f"{name}: no provenance for {missing}"
+    assert not any("PROVISIONAL" in v for v in p.provenance.values())
+
+
+def test_required_presets_exist():
+    assert {"two-nodes", "ec2-10gbe", "qlogic-ib"} <= set(platforms.list_presets())
+    assert platforms.load("two-nodes").to_engine_dict() == parse(MINIMAL).to_engine_dict()
+
+
+def test_load_takes_a_file_path(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text(MINIMAL.replace("two-nodes", "mine"))
+    assert platforms.load(str(f)).name == "mine"
+    assert platforms.load(f).name == "mine"
+
+
+def test_unknown_preset_lists_the_presets():
+    with pytest.raises(InputError, match=r"unknown platform 'nosuch'.*two-nodes"):
+        platforms.load("nosuch")
+
+
+def test_missing_file_is_named():
+    with pytest.raises(InputError, match="nothere.toml: cannot read"):
+        platforms.load("nothere.toml")
+
+
+def test_malformed_toml():
+    rejects("name = \"x\"\n[nodes\ncount = 2\n", "test.toml", "malformed TOML", "line 2")
+
+
+@pytest.mark.parametrize("lines, key", [
+    (["[host]", "colour = 3"], "unknown key host.colour"),
+    (["[network.extra]", "x = 1"], "unknown key network.extra"),
+    (["[host]", "pass_ns = 1"], "unknown key host.pass_ns"),
+    (["[wires]", "latency_us = 1"], "unknown section [wires]"),
+    (["[provenance]", '"network.latncy_us" = "a paper"'], "provenance.network.latncy_us"),
+])
+def test_unknown_keys_are_named(lines, key):
+    rejects(with_lines(*lines), key)
+
+
+def test_unknown_top_level_key():
+    rejects("colour = 3\n" + MINIMAL, "test.toml: unknown key colour")
+
+
+def test_a_misspelt_key_gets_a_suggestion():
+    text = MINIMAL.replace("latency_us", "latncy_us")
+    rejects(text, "unknown key network.latncy_us", "did you mean network.latency_us")
+
+
+@pytest.mark.parametrize("key", ["name", "nodes.count", "nodes.cores", "network.latency_us",
+                                 "network.bandwidth_gbps"])
+def test_missing_required_keys_are_named(key):
+    section, _, leaf = key.rpartition(".")
+    lines = [line for line in MINIMAL.splitlines() if not line.startswith(f"{leaf} =")]
+    rejects("\n".join(lines), f"missing key {key}")
+
+
+@pytest.mark.parametrize("old, new, fragment", [
+    ("count = 2", "count = 0", "nodes.count: must be at least 1"),
+    ("count = 2", "count = -3", "nodes.count: must be at least 1"),
+    ("cores = 1", "cores = 0", "nodes.cores: must be at least 1"),
+    ("bandwidth_gbps = 1.0", "bandwidth_gbps = 0", "network.bandwidth_gbps: must be > 0"),
+    ("bandwidth_gbps = 1.0", "bandwidth_gbps = -1.0", "network.bandwidth_gbps: must be > 0"),
+    ("latency_us = 10.0", "latency_us = -0.5", "network.latency_us: must be >= 0"),
+    ("latency_us = 10.0", "latency_us = inf", "network.latency_us: must be finite"),
+    ("latency_us = 10.0", "latency_us = nan", "network.latency_us: must be finite"),
+])
+def test_zero_or_negative_values_are_rejected_where_meaningless(old, new, fragment):
+    rejects(MINIMAL.replace(old, new), fragment)
+
+
+@pytest.mark.parametrize("line", ["send_overhead_us = -1", "recv_overhead_us = -1",
+                                  "per_byte_overhead_ns = -0.1", "gap_us = -2", "pass_us = -1"])
+def test_negative_host_costs_are_rejected(line):
+    rejects(with_lines("[host]", line), f"host.{line.split()[0]}: must be >= 0")
+
+
+@pytest.mark.parametrize("lines, fragment", [
+    (["[intranode]", "bandwidth_gbps = 0"], "intranode.bandwidth_gbps: must be > 0"),
+    (["[intranode]", "latency_us = -1"], "intranode.latency_us: must be >= 0"),
+    (["backbone = 1"], "unknown key network.backbone"),
+])
+def test_intranode_and_backbone_ranges(lines, fragment):
+    rejects(with_lines(*lines), fragment)
+
+
+def test_negative_backbone_is_rejected_and_zero_means_none():
+    text = MINIMAL.replace("bandwidth_gbps = 1.0", "bandwidth_gbps = 1.0\nbackbone_gbps = {}")
+    rejects(text.format(-5), "network.backbone_gbps: must be >= 0")
+    assert parse(text.format(40)).backbone_gbps == 40.0
+    assert parse(text.format(0)).backbone_gbps == 0.0
+
+
+@pytest.mark.parametrize("old, new, fragment", [
+    ("count = 2", "count = 2.0", "nodes.count: must be an integer"),
+    ("count = 2", 'count = "2"', "nodes.count: must be an integer"),
+    ("cores = 1", "cores = true", "nodes.cores: must be an integer"),
+    ("latency_us = 10.0", 'latency_us = "10"', "network.latency_us: must be a number"),
+    ("latency_us = 10.0", "latency_us = false", "network.latency_us: must be a number"),
+    ('name = "two-nodes"', "name = 3", "name: must be a string"),
+    ('name = "two-nodes"', 'name = " "', "name: must be a non-empty single line"),
+    ("[nodes]\ncount = 2\ncores = 1", "nodes = 2", "nodes: must be a table"),
+])
+def test_wrong_types_are_named(old, new, fragment):
+    rejects(MINIMAL.replace(old, new), fragment)
+
+
+def test_reception_must_be_a_policy():
+    rejects(with_lines("[host]", 'reception = "fifo"'), "host.reception: must be one of")
+    assert parse(with_lines("[host]", 'reception = "round-robin"')).reception == "round-robin"
+
+
+def topology(count: int, kind: str, params: str | None) -> str:
+    text = MINIMAL.replace("count = 2", f"count = {count}")
+    extra = [f'topology = "{kind}"'] + ([f'topology_parameters = "{params}"'] if params is not None else [])
+    return text.replace("bandwidth_gbps = 1.0", "bandwidth_gbps = 1.0\n" + "\n".join(extra))
+
+
+@pytest.mark.parametrize("count, kind, params", [
+    (16, "fat-tree", "2;4,4;1,2;1,2"),
+    (64, "torus", "4,4,4"),
+    (120, "dragonfly", "3,4;4,3;5,1;2"),
+])
+def test_simgrid_topologies_with_matching_node_counts(count, kind, params):
+    p = parse(topology(count, kind, params))
+    assert p.to_engine_dict()["topology_parameters"] == params
+
+
+@pytest.mark.parametrize("count, kind, params, fragment", [
+    (15, "fat-tree", "2;4,4;1,2;1,2", "has 16 nodes, but nodes.count is 15"),
+    (60, "torus", "4,4,4", "has 64 nodes, but nodes.count is 60"),
+    (100, "dragonfly", "3,4;4,3;5,1;2", "has 120 nodes, but nodes.count is 100"),
+    (16, "fat-tree", "2;4,4;1,2", "fat-tree: expected"),
+    (16, "fat-tree", "2;4,4;1;1,2", "each list needs 2 values"),
+    (16, "fat-tree", "2;4,x;1,2;1,2", "comma-separated integers"),
+    (16, "torus", "4,0,4", "at least 1"),
+    (120, "dragonfly", "3;4,3;5,1;2", "COUNT,LINKS"),
+    (16, "torus", None, "needs SimGrid's parameter string"),
+    (2, "star", "4,4", "only applies to fat-tree, torus and dragonfly"),
+    (2, "hypercube", None, "network.topology: must be one of"),
+])
+def test_bad_topologies_are_named(count, kind, params, fragment):
+    message = rejects(topology(count, kind, params), fragment)
+    assert message.startswith("test.toml: network.") or message.startswith("test.toml: nodes.")
+
+
+def test_provenance_accepts_dotted_and_nested_keys():
+    p = parse(with_lines("[provenance]", 'network.latency_us = "a paper"',
+                         '"nodes.count" = "the cluster"'))
+    assert dict(p.provenance) == {"network.latency_us": "a paper", "nodes.count": "the cluster"}
+    rejects(with_lines("[provenance]", "network.latency_us = 3"),
+            "provenance.network.latency_us: must be a non-empty string")
+
+
+def test_platform_values_are_validated_from_python_too():
+    with pytest.raises(InputError, match="network.bandwidth_gbps"):
+        Platform(name="x", nodes=1, cores=1, latency_us=1, bandwidth_gbps=-1)
+    with pytest.raises(InputError, match="host.pass_us"):
+        platforms.load("two-nodes").replace(pass_us=-1)
