@@ -120,11 +120,11 @@ def make_workload(kind, ranks, ranks_per_node=1, seed=1, **params) -> Workload:
         fields["exchanges"] = _int("exchanges", params["exchanges"], minimum=1)
     if "destinations" in params:
         fields["destinations"] = _choice("destinations", params["destinations"], DESTINATIONS)
-    fields.update(_overlay(params.get("overlay"), params.get("degree"), ranks))
+    fields.update(_overlay(params.get("overlay"), params.get("degree"), ranks, seed))
     return Workload(**fields)
 
 
-def _overlay(overlay, degree, ranks: int) -> dict:
+def _overlay(overlay, degree, ranks: int, seed: int) -> dict:
     if overlay is None or overlay == "":
         if degree is not None:
             raise InputError("degree: only applies with an overlay")
@@ -138,29 +138,25 @@ def _overlay(overlay, degree, ranks: int) -> dict:
     if hasattr(overlay, "nodes") and hasattr(overlay, "edges"):
         if degree is not None:
             raise InputError("degree: does not apply to a graph overlay")
-        return {"overlay": "user", "overlay_arcs": _graph_arcs(overlay, ranks)}
+        return {"overlay": "user", "overlay_arcs": _graph_arcs(overlay, ranks, seed)}
     raise InputError(f"overlay: expected a family name or a networkx graph, "
                      f"got {type(overlay).__name__}")
 
 
-def _graph_arcs(graph, ranks: int) -> tuple[tuple[int, int], ...]:
-    """The arcs of a user graph on ranks 0..ranks-1 (an undirected edge: both arcs)."""
+def _graph_arcs(graph, ranks: int, seed: int) -> tuple[tuple[int, int], ...]:
+    """The arcs of a user graph, ranks numbered as hopsim.topologies.from_networkx does
+    (sorted nodes; an undirected edge is an arc each way). Building the overlay here
+    checks that every rank reaches every other before any simulation starts."""
+    from .topologies import from_networkx  # needs the engine, as simulating does
+
+    if graph.number_of_nodes() != ranks:
+        raise InputError(f"overlay: the graph has {graph.number_of_nodes()} nodes but the run "
+                         f"has {ranks} ranks")
     try:
-        from .topologies import from_networkx
-    except ImportError:
-        from_networkx = None
-    if from_networkx is not None:
-        graph = from_networkx(graph)
-    nodes = set(graph.nodes)
-    if nodes != set(range(ranks)):
-        raise InputError(f"overlay: the graph's nodes must be the ranks 0..{ranks - 1}, "
-                         f"got {len(nodes)} nodes")
-    arcs = set()
-    for u, v in graph.edges():
-        arcs.add((int(u), int(v)))
-        if not graph.is_directed():
-            arcs.add((int(v), int(u)))
-    return tuple(sorted(arcs))
+        overlay = from_networkx(graph, seed=seed)
+    except ValueError as e:
+        raise InputError(f"overlay: {e}") from None
+    return tuple(sorted((int(u), int(v)) for u, v in overlay.arcs()))
 
 
 def _int(name: str, value, minimum: int) -> int:

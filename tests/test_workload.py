@@ -102,8 +102,10 @@ def test_a_networkx_graph_becomes_user_arcs():
     assert d.to_engine_dict()["overlay_arcs"] == [[0, 1], [1, 2], [2, 0]]
 
 
-def test_a_graph_must_cover_exactly_the_ranks():
-    with pytest.raises(InputError, match="nodes must be the ranks 0..4"):
+def test_a_graph_must_cover_exactly_the_ranks_and_connect_them():
+    with pytest.raises(InputError, match="the graph has 4 nodes but the run has 5 ranks"):
         make_workload("roundtrip", 5, overlay=nx.cycle_graph(4))
+    with pytest.raises(InputError, match="overlay: "):
+        make_workload("roundtrip", 4, overlay=nx.DiGraph([(0, 1), (1, 2), (2, 3)]))
     with pytest.raises(InputError, match="overlay: expected a family name or a networkx graph"):
         make_workload("roundtrip", 4, overlay=42)
