@@ -74,3 +74,16 @@ def test_engine_rejections_become_input_errors():
     p = hopsim.platforms.load("two-nodes").replace(nodes=10)
     with pytest.raises(hopsim.InputError, match="kautz"):
         hopsim.simulate(p, "roundtrip", ranks=10, exchanges=1, overlay="kautz", degree=7)
+
+
+def test_a_networkx_graph_routes_the_roundtrip():
+    import networkx as nx
+
+    p = hopsim.platforms.load("two-nodes").replace(nodes=8)
+    ring = hopsim.simulate(p, "roundtrip", ranks=8, exchanges=50, overlay=nx.cycle_graph(8))
+    complete = hopsim.simulate(p, "roundtrip", ranks=8, exchanges=50, overlay="complete")
+    assert ring.parameters["overlay"] == "user"
+    assert complete.results["hops"]["mean"] == 1 and complete.results["relays"]["max"] == 0
+    # A ring of 8 is up to 4 hops; relaying makes its round trips longer.
+    assert 1 < ring.results["hops"]["mean"] <= 4 and ring.results["relays"]["mean"] > 0
+    assert ring.results["rtt_us"]["mean"] > complete.results["rtt_us"]["mean"]
