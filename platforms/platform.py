@@ -82,7 +82,6 @@ class Platform:
     source: str = field(default="", compare=False)
 
     def __post_init__(self):
-        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
         for f in ("name", "description", "topology", "topology_parameters", "reception"):
             _check_str(self, f)
         if not self.name.strip() or "\n" in self.name:
@@ -94,7 +93,7 @@ class Platform:
         for f in _POSITIVE + _NON_NEGATIVE + ("backbone_gbps",):
             if getattr(self, f) is None and f in _FOLLOW_NETWORK:
                 continue
-            set_(f, _check_float(self, f))
+            self._set(f, _check_float(self, f))
             if f in _POSITIVE and getattr(self, f) <= 0:
                 self._fail(f, f"must be > 0, got {getattr(self, f)}")
             if f not in _POSITIVE and getattr(self, f) < 0:
@@ -104,7 +103,11 @@ class Platform:
             self._fail("reception", f"must be one of {', '.join(RECEPTIONS)}, "
                                     f"got {self.reception!r}")
         self._check_topology()
-        set_("provenance", MappingProxyType(dict(self.provenance)))
+        self._set("provenance", MappingProxyType(dict(self.provenance)))
+
+    def _set(self, f: str, value):
+        # Normalising a field of a frozen dataclass while it is being constructed.
+        object.__setattr__(self, f, value)
 
     def _check_topology(self):
         if self.topology not in TOPOLOGIES:
