@@ -13,6 +13,10 @@ ec2-10gbe   network.latency_us fitted to latency_checker's average of average ro
 qlogic-ib   network.latency_us fitted to Ray's any-source mean round trip on 36 ranks
             (16 us) and host.pass_us to its round-robin one (18 us), alternately until
             both hold (the pass cost is what separates the two policies).
+qdr-ib      host.pass_us fitted to Ray's round-robin AverageForAllRanks on 1024 ranks
+            with routing off (1081.61 us); the latency is qlogic-ib's fit, reused. The
+            published run made 1000 round trips per rank; the fit simulates 100 (a
+            1024-rank run of 1000 takes too long to bisect over).
 """
 from __future__ import annotations
 
@@ -54,6 +58,17 @@ QLOGIC = {
     (36, "any-source"): 16.0, (120, "any-source"): 19.0,
     (36, "round-robin"): 18.0, (120, "round-robin"): 23.0,
 }
+
+
+# platforms.md: a QDR InfiniBand cluster, 64 nodes x 16 cores = 1024 ranks, round-robin
+# reception, routing off (complete graph): AverageForAllRanks 1081.61 us. The run made
+# 1000 round trips per rank; 100 here keeps a bisection over 1024 ranks to about a minute.
+QDR_EXCHANGES = 100
+QDR_1024 = Figure("Ray network test 1024 ranks, 16 per node, round-robin, complete graph "
+                  f"({QDR_EXCHANGES} round trips per rank)", 1081.61,
+                  ("ray_average_for_all_ranks_us",),
+                  dict(_RAY, ranks=1024, ranks_per_node=16, reception="round-robin",
+                       exchanges=QDR_EXCHANGES, overlay="complete"))
 
 
 def qlogic_figure(ranks: int, reception: str) -> Figure:
@@ -143,7 +158,20 @@ def derive_qlogic(out) -> None:
     _report(platform, [qlogic_figure(120, "any-source"), qlogic_figure(120, "round-robin")], out)
 
 
-DERIVATIONS = {"ec2-10gbe": derive_ec2, "qlogic-ib": derive_qlogic}
+def derive_qdr(out) -> None:
+    base = load_preset("qdr-ib").replace(latency_us=load_preset("qlogic-ib").latency_us)
+    pass_us = _stored(fit(base, "pass_us", QDR_1024, 0.0, 4.0, 1e-5))
+    platform = base.replace(pass_us=pass_us)
+    out.write(f"qdr-ib: host.pass_us = {pass_us} (network.latency_us = {platform.latency_us}, "
+              f"qlogic-ib's)\n  fitted:\n")
+    _report(platform, [QDR_1024], out)
+    debruijn = measure(platform, Figure("", 0.0, QDR_1024.metric,
+                                        dict(QDR_1024.run, overlay="debruijn", degree=2)))
+    out.write(f"  checks (not fitted):\n  same run with de Bruijn routing (degree 2): "
+              f"published 'markedly faster', simulated {debruijn:.6f} us\n")
+
+
+DERIVATIONS = {"ec2-10gbe": derive_ec2, "qlogic-ib": derive_qlogic, "qdr-ib": derive_qdr}
 
 
 def main(argv=None) -> int:

@@ -12,6 +12,7 @@ FITTED = [
     ("ec2-10gbe", derive.EC2_10_RANKS),
     ("qlogic-ib", derive.qlogic_figure(36, "any-source")),
     ("qlogic-ib", derive.qlogic_figure(36, "round-robin")),
+    ("qdr-ib", derive.QDR_1024),
 ]
 
 
@@ -23,7 +24,8 @@ def test_preset_reproduces_the_figure_it_was_fitted_to(preset, figure):
 
 
 @pytest.mark.parametrize("preset, keys", [("ec2-10gbe", ["network.latency_us"]),
-                                          ("qlogic-ib", ["network.latency_us", "host.pass_us"])])
+                                          ("qlogic-ib", ["network.latency_us", "host.pass_us"]),
+                                          ("qdr-ib", ["host.pass_us"])])
 def test_fitted_values_record_the_derivation(preset, keys):
     provenance = platforms.load(preset).provenance
     for key in keys:
