@@ -75,19 +75,30 @@ def _add_run(sub):
     p = sub.add_parser("run", help="run a scenario (default: the embedded one)",
                        description="Run every point of a scenario, print one table and write "
                                    "results.json and results.csv into --out.")
-    p.add_argument("scenario", nargs="?", metavar="SCENARIO.toml",
-                   help="a scenario file; without it, the embedded default scenario")
+    p.add_argument("scenario", nargs="?", metavar="SCENARIO",
+                   help="a scenario file, or the name of a packaged scenario (default, "
+                        "overlays, degree_sweep); without it, the embedded default scenario")
     p.add_argument("--out", default="out", metavar="DIR", help="output folder (default ./out)")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="also draw the scenario's figure (overlay comparisons and degree "
+                        "sweeps) into this PNG")
 
 
 def _run_run(args) -> int:
     from . import scenarios
 
     scenario = scenarios.load(args.scenario) if args.scenario else scenarios.default()
+    if args.plot is not None:
+        # Refused before any run: a bad path should not cost the whole scenario.
+        from .scenarios import figures
+        figures.kind(scenario)
+        figures.check_path(args.plot)
     outcome = scenarios.run(scenario, progress=sys.stderr.isatty())
     paths = scenarios.write_outputs(outcome, args.out)
     sys.stdout.write(scenarios.table(outcome))
     sys.stdout.write(f"wrote {paths[0]} and {paths[1]}\n")
+    if args.plot is not None:
+        sys.stdout.write(f"wrote {scenarios.plot(outcome, args.plot)}\n")
     return 0
 
 

@@ -15,6 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import platforms
 from ..api import prepare, simulate
 from ..errors import InputError
 from ..result import Result
@@ -45,6 +46,12 @@ def _label(scenario: Scenario, index: int, point: dict) -> str:
 def _call_args(scenario: Scenario, point: dict) -> dict:
     args = dict(point)
     args["platform"] = scenario.platform_ref(point["platform"])
+    if scenario.platform_overrides:
+        base = platforms.load(args["platform"])
+        try:
+            args["platform"] = base.replace(**scenario.platform_overrides)
+        except InputError as e:
+            raise InputError(f"platform_overrides: {e}") from None
     return args
 
 
@@ -130,6 +137,7 @@ def json_text(outcome: Outcome) -> str:
     s = outcome.scenario
     doc = {"scenario": s.name, "description": s.description, "fixed": s.fixed,
            "sweep": {axis: list(values) for axis, values in s.sweep},
+           "platform_overrides": s.platform_overrides,
            "points": [{"point": i + 1, "parameters": p, "result": r.to_dict()}
                       for i, (p, r) in enumerate(zip(outcome.points, outcome.results))]}
     return json.dumps(doc, indent=2) + "\n"
@@ -142,7 +150,7 @@ def table(outcome: Outcome) -> str:
     rows = []
     for point, result in zip(outcome.points, outcome.results):
         for flat in flat_rows(result):
-            rows.append({**{k: point[k] for k in swept}, **flat})
+            rows.append({**{k: point.get(k, "") for k in swept}, **flat})
     columns = swept + [c for c in _HEADLINE if any(c in r for r in rows)]
     cells = [[_cell(c, r.get(c, "")) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[j]) for row in cells)) for j, c in enumerate(columns)]
@@ -150,6 +158,9 @@ def table(outcome: Outcome) -> str:
     lines = [f"# {s.name}: {s.description}" if s.description else f"# {s.name}"]
     if fixed:
         lines.append(f"# {fixed}")
+    if s.platform_overrides:
+        lines.append("# platform_overrides: "
+                     + " ".join(f"{k}={v}" for k, v in s.platform_overrides.items()))
     lines.append("  ".join(c.rjust(w) for c, w in zip(columns, widths)))
     lines.extend("  ".join(v.rjust(w) for v, w in zip(row, widths)) for row in cells)
     return "\n".join(lines) + "\n"

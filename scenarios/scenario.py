@@ -13,6 +13,18 @@ and may sweep any of them in a [sweep] table:
     # An axis whose values are tables sets several parameters together (a linked axis):
     placement = [{ranks = 10, ranks_per_node = 1}, {ranks = 20, ranks_per_node = 2}]
 
+A [platform_overrides] table changes the platform's fields for every point (a what-if:
+the same machine, scaled), through Platform.replace, so they are validated like a
+platform file's values. Keys are Platform's field names (hopsim.platforms.Platform):
+
+    [platform_overrides]
+    nodes = 256                     # 256 nodes instead of the preset's 64
+    pass_us = 0.5
+
+`plot = "overlays"` (grouped bars per overlay family) or `plot = "degree"` (round trip
+against degree) chooses the figure `hopsim run --plot FILE.png` draws; without it the
+figure follows what is swept (degree alone: "degree"; overlay: "overlays").
+
 Points are the cross product of the axes, the first axis outermost, each axis in the
 order its values are written: the same file always gives the same points in the same order.
 """
@@ -20,16 +32,22 @@ from __future__ import annotations
 
 import itertools
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from ..errors import InputError
+from ..platforms import Platform
 from ..workload import PARAMETERS
 
 # Every key a point may set, in the order they appear in tables and CSV columns.
 POINT_KEYS = ("platform", "workload", "ranks", "ranks_per_node", "seed", "reception") + PARAMETERS
 _DEFAULTS = {"ranks_per_node": 1, "seed": 1}
 _REQUIRED = ("platform", "workload", "ranks")
+# The figures `hopsim run --plot` draws (hopsim.scenarios.figures); "" = inferred.
+PLOTS = ("", "overlays", "degree")
+# Platform fields a scenario may override (not its identity or bookkeeping).
+OVERRIDE_KEYS = tuple(f.name for f in fields(Platform)
+                      if f.name not in ("name", "description", "provenance", "source"))
 
 
 @dataclass(frozen=True)
@@ -41,6 +59,8 @@ class Scenario:
                                  # value, or for a linked axis a dict of parameters
     source: str = "scenario"
     base_dir: Path | None = None  # platform files are resolved against it
+    platform_overrides: dict = field(default_factory=dict)  # Platform field -> value
+    plot: str = ""               # the figure --plot draws ("overlays", "degree"); "" = inferred
 
     def swept_keys(self) -> list[str]:
         """Parameters that vary between points, in POINT_KEYS order."""
@@ -76,9 +96,20 @@ def parse_scenario(text: str, source: str, base_dir: Path | None = None) -> Scen
         raise InputError(f"{source}: malformed TOML: {e}") from None
     name = doc.pop("name", Path(source).stem)
     description = doc.pop("description", "")
+    plot = doc.pop("plot", "")
+    if plot not in PLOTS:
+        raise InputError(f"{source}: plot: must be one of {', '.join(map(repr, PLOTS))}, "
+                         f"got {plot!r}")
     for key, value in (("name", name), ("description", description)):
         if not isinstance(value, str):
             raise InputError(f"{source}: {key}: must be a string")
+    overrides = doc.pop("platform_overrides", {})
+    if not isinstance(overrides, dict):
+        raise InputError(f"{source}: platform_overrides: must be a table ([platform_overrides])")
+    for key in overrides:
+        if key not in OVERRIDE_KEYS:
+            raise InputError(f"{source}: unknown key platform_overrides.{key} "
+                             f"(platform fields: {', '.join(OVERRIDE_KEYS)})")
     sweep_table = doc.pop("sweep", {})
     if not isinstance(sweep_table, dict):
         raise InputError(f"{source}: sweep: must be a table ([sweep])")
@@ -95,7 +126,7 @@ def parse_scenario(text: str, source: str, base_dir: Path | None = None) -> Scen
                 raise InputError(f"{source}: sweep.{axis}: {key} is also swept by "
                                  f"sweep.{owner[key]}; sweep it in one axis")
             owner[key] = axis
-    scenario = Scenario(name, description, fixed, sweep, source, base_dir)
+    scenario = Scenario(name, description, fixed, sweep, source, base_dir, dict(overrides), plot)
     set_somewhere = set(fixed) | set(scenario.swept_keys())
     for key in _REQUIRED:
         if key not in set_somewhere:
