@@ -100,39 +100,28 @@ std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& wor
   std::vector<sg4::Host*> used(all_nodes.begin(), all_nodes.begin() + workload.ranks / workload.ranks_per_node);
 
   Sim sim(platform, workload, std::move(overlay));
+  std::unique_ptr<Workload> pattern;
+  switch (workload.kind) {
+    case WorkloadKind::RoundTrip:
+      pattern = std::make_unique<RoundTrip>(workload, routed);
+      break;
+    case WorkloadKind::PingPong:
+      pattern = std::make_unique<PingPong>(workload);
+      break;
+    case WorkloadKind::Exchange:
+      pattern = std::make_unique<Exchange>(workload);
+      break;
+  }
+  sim.run(*pattern, used);
   JsonWriter json;
   json.begin_object();
-  auto finish_json = [&]() {
-    json.key("simulated_seconds").value(sim.finish_time());
-    json.key("messages").value(sim.transfers());
-  };
-  switch (workload.kind) {
-    case WorkloadKind::RoundTrip: {
-      RoundTrip w(workload, routed);
-      sim.run(w, used);
-      finish_json();
-      json.key("results");
-      w.write_results(json, sim);
-      json.key("per_rank");
-      w.write_per_rank(json);
-      break;
-    }
-    case WorkloadKind::PingPong: {
-      PingPong w(workload);
-      sim.run(w, used);
-      finish_json();
-      json.key("results");
-      w.write_results(json);
-      break;
-    }
-    case WorkloadKind::Exchange: {
-      Exchange w(workload);
-      sim.run(w, used);
-      finish_json();
-      json.key("results");
-      w.write_results(json);
-      break;
-    }
+  json.key("simulated_seconds").value(sim.finish_time());
+  json.key("messages").value(sim.transfers());
+  json.key("results");
+  pattern->write_results(json, sim);
+  if (pattern->has_per_rank()) {
+    json.key("per_rank");
+    pattern->write_per_rank(json);
   }
   json.end_object();
   return json.str();

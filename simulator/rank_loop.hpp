@@ -3,6 +3,7 @@
 // transfers, relaying on an overlay, and the reception policies.
 #pragma once
 
+#include "json_writer.hpp"
 #include "message.hpp"
 #include "overlay.hpp"
 #include "spec.hpp"
@@ -33,6 +34,10 @@ public:
   // Workloads that wait for their sends (IMB Exchange) are told when a transfer ends.
   virtual bool tracks_send_completion() const { return false; }
   virtual void on_send_complete(Sim&, const Message&) {}
+  // The JSON `results` object of this pattern, and per-rank lists where it has them.
+  virtual void write_results(JsonWriter& json, const Sim& sim) const = 0;
+  virtual bool has_per_rank() const { return false; }
+  virtual void write_per_rank(JsonWriter&) const {}
 };
 
 struct RankState {

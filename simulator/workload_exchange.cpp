@@ -83,7 +83,7 @@ void Exchange::arrive_at_barrier(Sim& sim, int, double t)
   }
 }
 
-void Exchange::write_results(JsonWriter& json) const
+void Exchange::write_results(JsonWriter& json, const Sim&) const
 {
   json.begin_object();
   json.key("rows").begin_array();

@@ -45,7 +45,7 @@ void PingPong::pass(Sim& sim, int rank, const Message* received, double t, std::
   out.push_back(sim.create(0, 1, bytes, 0, iteration_));
 }
 
-void PingPong::write_results(JsonWriter& json) const
+void PingPong::write_results(JsonWriter& json, const Sim&) const
 {
   json.begin_object();
   json.key("rows").begin_array();

@@ -17,8 +17,9 @@ public:
   RoundTrip(const WorkloadSpec& spec, bool routed);
   bool wants_pass(int rank) override;
   void pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out) override;
-  void write_results(JsonWriter& json, const Sim& sim) const;
-  void write_per_rank(JsonWriter& json) const;
+  void write_results(JsonWriter& json, const Sim& sim) const override;
+  bool has_per_rank() const override { return true; }
+  void write_per_rank(JsonWriter& json) const override;
 
 private:
   struct RankWork {
@@ -40,7 +41,7 @@ public:
   explicit PingPong(const WorkloadSpec& spec);
   bool wants_pass(int rank) override;
   void pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out) override;
-  void write_results(JsonWriter& json) const;
+  void write_results(JsonWriter& json, const Sim& sim) const override;
   // osu_latency's iteration counts: 10000 up to 8192 bytes, 1000 above, after warm-up.
   static int64_t osu_iterations(int64_t bytes);
   static int64_t osu_warmup(int64_t bytes);
@@ -62,7 +63,7 @@ public:
   void pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out) override;
   bool tracks_send_completion() const override { return true; }
   void on_send_complete(Sim& sim, const Message& m) override;
-  void write_results(JsonWriter& json) const;
+  void write_results(JsonWriter& json, const Sim& sim) const override;
   // IMB's repetitions: 1000, fewer for large messages (40 MiB of volume per sample).
   static int64_t imb_repetitions(int64_t bytes);
 
