@@ -3,10 +3,10 @@
     .venv/bin/python bench/speed.py [--routed] [--huge] [--repeats K] [--json FILE]
 
 Every row simulates the roundtrip workload on a star of single-rank nodes with zero host
-costs and any-source reception, once with hopsim (hopsim._engine.simulate, timed around
-the call, which forks and runs the engine in a child) and once with bench/bare_s4u (its
-own clock, from the start of main to the end of the simulation), on the same platform
-built by the same code. The two alternate, K times each, so that they share the noise of
+costs and any-source reception, once with hopsim (hopsim._engine.simulate, which forks
+and runs the engine in a child) and once with bench/bare_s4u (a process), on the same
+platform built by the same code. Both are timed here around the call, start-up and
+teardown included. The two alternate, K times each, so that they share the noise of
 a shared machine; the fastest of the K runs of each is reported, since noise only ever
 adds time. "ratio" is hopsim's messages per wall second over the bare program's;
 "cpu ratio" the same in messages per CPU second (fastest runs again), which other jobs on
@@ -106,13 +106,16 @@ def bare_command(bare: Path, case: Case, args) -> list[str]:
 
 def run_bare(bare: Path, case: Case, args) -> dict:
     cpu = children_cpu_seconds()
+    start = time.perf_counter()
     done = subprocess.run(bare_command(bare, case, args), capture_output=True, text=True)
+    wall = time.perf_counter() - start
     cpu = children_cpu_seconds() - cpu
     if done.returncode != 0:
         sys.exit(f"speed.py: bare_s4u failed ({done.returncode}): {done.stderr.strip()}")
     out = json.loads(done.stdout)
-    return dict({k: out[k] for k in ("wall_seconds", "messages", "simulated_seconds", "peak_rss_kib")},
-                cpu_seconds=cpu)
+    return {"wall_seconds": wall, "own_wall_seconds": out["wall_seconds"], "cpu_seconds": cpu,
+            "messages": out["messages"], "simulated_seconds": out["simulated_seconds"],
+            "peak_rss_kib": out["peak_rss_kib"]}
 
 
 def children_cpu_seconds() -> float:
