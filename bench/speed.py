@@ -6,12 +6,13 @@ Every row simulates the roundtrip workload on a star of single-rank nodes with z
 costs and any-source reception, once with hopsim (hopsim._engine.simulate, which forks
 and runs the engine in a child) and once with bench/bare_s4u (a process), on the same
 platform built by the same code. Both are timed here around the call, start-up and
-teardown included. The two alternate, K times each, so that they share the noise of
-a shared machine; the fastest of the K runs of each is reported, since noise only ever
-adds time. "ratio" is hopsim's messages per wall second over the bare program's;
-"cpu ratio" the same in messages per CPU second (fastest runs again), which other jobs on
-the machine disturb less. Peak memory: hopsim's is that of its forked engine, which starts with the
-pages of this Python process (python_rss_kib in the JSON); the bare program's is its own.
+teardown included. The two alternate, K times each, so that they share the noise of a
+shared machine; the fastest of the K runs of each is reported, since noise only ever
+adds time. "ratio" is hopsim's messages per wall second over the bare program's; "cpu
+ratio" the same in messages per CPU second (fastest runs again), which other jobs on the
+machine disturb less. Peak memory: hopsim's is that of its forked engine, which starts
+with the pages of this Python process (python_rss_kib in the JSON); the bare program's
+is its own.
 
 Rows:
   any-to-any at 1024, 4096 and 16384 ranks: 4000-byte request and reply, the same
@@ -99,6 +100,19 @@ def run_hopsim(case: Case, args) -> dict:
             "hops_mean": out["results"].get("hops", {}).get("mean")}
 
 
+def overlay_build_seconds(case: Case, args) -> float:
+    """How long building the overlay takes, a part of each hopsim run of the case.
+
+    The engine builds it with the same function at the start of every run; for tables
+    (random) it is a fixed cost that no message pays for.
+    """
+    from hopsim import _engine
+
+    start = time.perf_counter()
+    _engine.make_overlay(case.overlay, case.ranks, case.degree, args.seed)
+    return time.perf_counter() - start
+
+
 def bare_command(bare: Path, case: Case, args) -> list[str]:
     return [str(bare), str(case.ranks), str(case.exchanges), str(args.bytes), repr(args.latency_us),
             repr(args.bandwidth_gbps), str(case.reply_bytes), str(args.seed)]
@@ -145,6 +159,8 @@ def measure(case: Case, bare: Path, args) -> dict:
             else:
                 bare_runs.append(run_bare(bare, case, args))
     h, b = best(hop_runs), best(bare_runs)
+    if case.overlay:
+        h["overlay_build_seconds"] = overlay_build_seconds(case, args)
     row = {"case": case.label, "ranks": case.ranks, "overlay": case.overlay or None,
            "degree": case.degree or None, "round_trips_per_rank": case.exchanges,
            "request_bytes": args.bytes, "reply_bytes": case.reply_bytes,
@@ -236,6 +252,11 @@ def main(argv=None) -> int:
         row = measure(case, bare, args)
         rows.append(row)
         print_row(row)
+    for row in rows:
+        build = row["hopsim"].get("overlay_build_seconds")
+        if build is not None and build >= 0.05 * row["hopsim"]["wall_seconds"]:
+            print(f"{row['case']} at {row['ranks']}: {build:.2f} s of hopsim's "
+                  f"{row['hopsim']['wall_seconds']:.2f} s is building the overlay's routing tables")
     load_end = os.getloadavg()
     print(f"load average at the end {load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}")
     if args.json:
