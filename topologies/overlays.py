@@ -89,7 +89,7 @@ def from_networkx(G: nx.Graph, seed: int = 1, family: str = "user") -> Overlay:
     are 0..n-1); an undirected edge is an arc each way; self-loops are kept as arcs.
     Among the neighbours one hop closer to the destination, the next hop is the one
     carrying fewer relays so far, then the lower rank, pairs being processed in an order
-    shuffled by ``seed`` (overlays.md). Every rank must reach every other.
+    shuffled by ``seed`` (docs/overlays.md). Every rank must reach every other.
 
     Memory: :math:`2 n^2` bytes for the table (32 MiB at 4096 ranks), as much again while
     it is built; at most 16384 ranks.
