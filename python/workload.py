@@ -98,7 +98,7 @@ class Workload:
         s = _engine.overlay_shape(family, self.ranks, self.degree)
         return {"family": "polytope" if family == "hypercube" else self.overlay,
                 "degree": s.degree, "digits": s.digits,
-                "label": _label(family, s.degree, s.digits)}
+                "label": _engine.overlay_label(family, s.degree, s.digits)}
 
     def parameters(self) -> dict:
         """The parameters that apply to this kind, as a user would write them."""
@@ -185,19 +185,6 @@ def _overlay(overlay, degree, ranks: int, seed: int) -> dict:
         return {"overlay": "user", "overlay_arcs": _graph_arcs(overlay, ranks, seed)}
     raise InputError(f"overlay: expected a family name or a networkx graph, "
                      f"got {type(overlay).__name__}")
-
-
-def _label(family: str, degree: int, digits: int) -> str:
-    # The names Overlay.label gives (simulator/overlays/*.cpp), without building the overlay.
-    return {"complete": "complete graph",
-            "debruijn": f"de Bruijn B({degree}, {digits})",
-            "kautz": f"Kautz K({degree}, {digits})",
-            "polytope": f"hypercube Q{digits}" if degree == 2 else f"polytope H({digits}, {degree})",
-            "hypercube": f"hypercube Q{digits}" if degree == 2 else f"polytope H({digits}, {degree})",
-            "torus": f"torus {degree}-ary {digits}-cube",
-            "group": f"groups of {degree}",
-            "random": f"random graph (mean degree {degree})",
-            "ray-random": f"RayPlatform's random graph (mean degree {degree})"}[family]
 
 
 def _graph_arcs(graph, ranks: int, seed: int) -> tuple[tuple[int, int], ...]:

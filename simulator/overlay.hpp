@@ -67,6 +67,10 @@ struct OverlayShape {
 // disconnected excepted: that needs the graph).
 OverlayShape overlay_shape(const std::string& family, int n, int degree);
 
+// The human name of a family built with these parameters, e.g. "de Bruijn B(2, 10)"
+// (what Overlay::label returns), without building it.
+std::string overlay_label(const std::string& family, int degree, int digits);
+
 // The valid sizes closest to n, strictly below and strictly above, for the family and the
 // requested degree (0: automatic), with the parameters chosen for them.
 std::pair<OverlayShape, OverlayShape> nearest_sizes(const std::string& family, int n, int degree);

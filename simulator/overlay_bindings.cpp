@@ -95,6 +95,8 @@ void bind_overlay(py::module_& m) {
         py::call_guard<py::gil_scoped_release>(), "Route a user graph (arcs (u, v)) by shortest-path tables.");
   m.def("overlay_shape", &overlay_shape, "family"_a, "ranks"_a, "degree"_a = 0,
         "The shape make_overlay would build, or OverlayError.");
+  m.def("overlay_label", &overlay_label, "family"_a, "degree"_a, "digits"_a,
+        "The name Overlay.label gives a family built with these parameters.");
   m.def("nearest_sizes", &nearest_sizes, "family"_a, "ranks"_a, "degree"_a = 0,
         "The valid sizes closest to ranks, below and above (ranks 0: none).");
 }

@@ -10,7 +10,7 @@ class Complete final : public Overlay {
 public:
   explicit Complete(int n) : n_(n) {}
   std::string family() const override { return "complete"; }
-  std::string label() const override { return "complete graph"; }
+  std::string label() const override { return overlay_label("complete", n_, 1); }
   int size() const override { return n_; }
   int degree() const override { return n_; }
   int digits() const override { return 1; }

@@ -10,9 +10,7 @@ class DeBruijn final : public Overlay {
 public:
   DeBruijn(int b, int D) : b_(b), D_(D), pow_(powers(b, D)) {}
   std::string family() const override { return "debruijn"; }
-  std::string label() const override {
-    return "de Bruijn B(" + std::to_string(b_) + ", " + std::to_string(D_) + ")";
-  }
+  std::string label() const override { return overlay_label("debruijn", b_, D_); }
   int size() const override { return static_cast<int>(pow_[D_]); }
   int degree() const override { return b_; }
   int digits() const override { return D_; }

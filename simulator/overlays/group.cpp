@@ -13,7 +13,7 @@ class Group final : public Overlay {
 public:
   explicit Group(int n) : n_(n) {}
   std::string family() const override { return "group"; }
-  std::string label() const override { return "groups of " + std::to_string(kGroupSize); }
+  std::string label() const override { return overlay_label("group", kGroupSize, 1); }
   int size() const override { return n_; }
   int degree() const override { return kGroupSize; }
   int digits() const override { return 1; }

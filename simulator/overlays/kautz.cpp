@@ -13,7 +13,7 @@ class Kautz final : public Overlay {
 public:
   Kautz(int d, int D) : d_(d), D_(D), pow_(powers(d + 1, D)), dpow_(powers(d, D)) {}
   std::string family() const override { return "kautz"; }
-  std::string label() const override { return "Kautz K(" + std::to_string(d_) + ", " + std::to_string(D_) + ")"; }
+  std::string label() const override { return overlay_label("kautz", d_, D_); }
   int size() const override { return static_cast<int>((d_ + 1) * dpow_[D_ - 1]); }
   int degree() const override { return d_; }
   int digits() const override { return D_; }

@@ -12,10 +12,7 @@ class Polytope final : public CountedWords {
 public:
   using CountedWords::CountedWords;
   std::string family() const override { return "polytope"; }
-  std::string label() const override {
-    return b_ == 2 ? "hypercube Q" + std::to_string(L_)
-                   : "polytope H(" + std::to_string(L_) + ", " + std::to_string(b_) + ")";
-  }
+  std::string label() const override { return overlay_label("polytope", static_cast<int>(b_), L_); }
   std::vector<int> out_neighbors(int rank) const override {
     check_rank(*this, rank, size());
     int c[kMaxDigits];

@@ -94,9 +94,7 @@ class RayRandom final : public Overlay {
 public:
   explicit RayRandom(std::shared_ptr<const RayRoutes> r) : r_(std::move(r)) {}
   std::string family() const override { return "random"; }
-  std::string label() const override {
-    return "RayPlatform's random graph (mean degree " + std::to_string(r_->degree) + ")";
-  }
+  std::string label() const override { return overlay_label("ray-random", r_->degree, 1); }
   int size() const override { return r_->n; }
   int degree() const override { return r_->degree; }
   int digits() const override { return 1; }

@@ -281,6 +281,21 @@ OverlayShape overlay_shape(const std::string& family, int n, int degree) {
   return checked_shape(parse_family(family), n, degree);
 }
 
+std::string overlay_label(const std::string& family, int degree, int digits) {
+  const std::string k = std::to_string(degree), D = std::to_string(digits);
+  switch (parse_family(family)) {
+    case Family::Complete: return "complete graph";
+    case Family::DeBruijn: return "de Bruijn B(" + k + ", " + D + ")";
+    case Family::Kautz: return "Kautz K(" + k + ", " + D + ")";
+    case Family::Random: return "random graph (mean degree " + k + ")";
+    case Family::RayRandom: return "RayPlatform's random graph (mean degree " + k + ")";
+    case Family::Group: return "groups of " + k;
+    case Family::Polytope: return degree == 2 ? "hypercube Q" + D : "polytope H(" + D + ", " + k + ")";
+    case Family::Torus: return "torus " + k + "-ary " + D + "-cube";
+  }
+  return family;
+}
+
 std::pair<OverlayShape, OverlayShape> nearest_sizes(const std::string& family, int n, int degree) {
   return nearest(parse_family(family), n, degree);
 }

@@ -111,8 +111,7 @@ public:
   explicit TableOverlay(std::shared_ptr<const TableData> t) : t_(std::move(t)) {}
   std::string family() const override { return t_->family; }
   std::string label() const override {
-    return t_->family == "random" ? "random graph (mean degree " + std::to_string(t_->degree) + ")"
-                                  : t_->family + " graph";
+    return t_->family == "random" ? overlay_label("random", t_->degree, 1) : t_->family + " graph";
   }
   int size() const override { return t_->n; }
   int degree() const override { return t_->degree; }

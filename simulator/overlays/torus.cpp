@@ -12,7 +12,7 @@ class Torus final : public CountedWords {
 public:
   using CountedWords::CountedWords;
   std::string family() const override { return "torus"; }
-  std::string label() const override { return "torus " + std::to_string(b_) + "-ary " + std::to_string(L_) + "-cube"; }
+  std::string label() const override { return overlay_label("torus", static_cast<int>(b_), L_); }
   // Radix 2 makes the -1 and +1 neighbours the same rank: listed once.
   std::vector<int> out_neighbors(int rank) const override {
     check_rank(*this, rank, size());

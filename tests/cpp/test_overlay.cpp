@@ -123,6 +123,7 @@ TEST(Families, ArcsNextHopsAndShortestRoutesAgree) {
       EXPECT_EQ(list, std::vector<int>(expected.begin(), expected.end()));
     }
     EXPECT_EQ(arcs, reversed);  // in_neighbors is the transpose of out_neighbors
+    EXPECT_EQ(o->label(), overlay_label(c.family, o->degree(), o->digits()));
     auto w = o->fresh();
     for (int d = 0; d < n; ++d) {
       std::vector<int> dist = hops_from_bfs(*o, d);
