@@ -276,3 +276,16 @@ def test_cli_unwritable_destinations_leave_nothing(tmp_path):
                   "--plot", blocker / "x.png")
     assert proc.returncode == 2 and proc.stderr.startswith("hopsim: error: --plot")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_next_hop_takes_the_messages_origin():
+    ov = topo.build_overlay("random", 64, seed="ray")
+    assert ov.routes_depend_on_origin
+    differs = 0
+    for s in range(0, 64, 7):
+        for d in range(64):
+            route = ov.route(s, d)
+            assert [ov.next_hop(c, d, origin=s) for c in route[:-1]] == route[1:]
+            differs += any(ov.next_hop(c, d) != n for c, n in zip(route[1:-1], route[2:]))
+    assert differs > 0  # a relay's own route to d is not always the rest of s's route
+    assert not topo.build_overlay("debruijn", 16).routes_depend_on_origin
