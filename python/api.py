@@ -26,7 +26,7 @@ def prepare(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, se
     return plat, work, plat.to_engine_dict(reception)
 
 
-def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, seed: int = 1,
+def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, seed: int | str = 1,
              **params) -> Result:
     """Simulate one workload on one platform.
 
@@ -35,7 +35,8 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
     or "exchange" (IMB Exchange). Ranks are placed block-wise, ranks_per_node per node.
     params: sizes, iterations (pingpong); sizes, repetitions (exchange); request_bytes,
     reply_bytes, exchanges, destinations ("independent"/"shared"), overlay (family name
-    or networkx graph), degree (roundtrip); reception ("any-source"/"round-robin",
+    or networkx graph), degree (roundtrip; seed="ray" with overlay="random" builds
+    RayPlatform's own random graph and routes); reception ("any-source"/"round-robin",
     overrides the platform's) for any workload.
     Raises InputError (a ValueError) on bad input, including specs the engine rejects.
     """
@@ -48,10 +49,14 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
     except ValueError as e:
         raise InputError(str(e)) from None
     wall = time.perf_counter() - start
+    results = out["results"]
+    built = work.overlay_built()
+    if built is not None:  # the overlay actually built (docs/overlays.md)
+        results = {**results, "overlay": built}
     parameters = work.parameters()
     parameters["reception"] = platform_spec["reception"]
     return Result(platform=plat.name, workload=work.kind, ranks=work.ranks,
                   ranks_per_node=work.ranks_per_node, seed=work.seed,
                   simulated_seconds=out["simulated_seconds"], wall_seconds=wall,
-                  messages=out["messages"], results=out["results"],
+                  messages=out["messages"], results=results,
                   per_rank=out.get("per_rank", {}), parameters=parameters)

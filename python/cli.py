@@ -29,6 +29,16 @@ def _int_list(text: str) -> list[int]:
             f"expected comma-separated byte counts like 0,1024,4096, got {text!r}") from None
 
 
+def seed_value(text: str):
+    """--seed: an integer, or "ray" (RayPlatform's fixed random overlay)."""
+    if text == "ray":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer or 'ray', got {text!r}") from None
+
+
 def _add_simulate(sub):
     p = sub.add_parser("simulate", help="simulate one workload on one platform",
                        description="Simulate one workload. Prints the real tool's output "
@@ -53,8 +63,14 @@ def _add_simulate(sub):
     p.add_argument("--overlay", metavar="FAMILY",
                    help="roundtrip: route over a software overlay (complete, debruijn, kautz, "
                         "random, group, polytope, hypercube, torus)")
-    p.add_argument("--degree", type=int, metavar="D", help="the overlay's degree parameter")
-    p.add_argument("--seed", type=int, default=1, metavar="S")
+    p.add_argument("--degree", type=int, metavar="D",
+                   help="the overlay's degree parameter (de Bruijn base b, Kautz d, polytope "
+                        "alphabet, torus radix). Default: RayPlatform's rule, which for de "
+                        "Bruijn is Ray's default degree 2 (1024 ranks: B(2,10)); a degree that "
+                        "does not fit the ranks is an error (docs/overlays.md)")
+    p.add_argument("--seed", type=seed_value, default=1, metavar="S",
+                   help="an integer, or 'ray' with --overlay random: RayPlatform's own random "
+                        "graph and routes (default 1)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 

@@ -15,6 +15,9 @@ DESTINATIONS = ("independent", "shared")
 # simulator/overlay.hpp's families; "user" is reserved for graphs passed as overlay.
 OVERLAY_FAMILIES = ("complete", "debruijn", "kautz", "random", "group", "polytope",
                     "hypercube", "torus")
+# seed = "ray": RayPlatform's own random overlay (its fixed srand seeds); the workload's
+# own draws then use seed 1.
+RAY_SEED = "ray"
 # osu_latency and IMB-MPI1 both sweep 0 and the powers of two up to 4 MiB.
 TOOL_SIZES = (0,) + tuple(2**k for k in range(23))
 
@@ -39,7 +42,7 @@ class Workload:
     kind: str
     ranks: int
     ranks_per_node: int = 1
-    seed: int = 1
+    seed: int | str = 1  # or RAY_SEED
     sizes: tuple[int, ...] = ()
     iterations: int = 0
     repetitions: int = 0
@@ -72,12 +75,30 @@ class Workload:
         """The engine's WorkloadSpec as a dict (simulator/spec.hpp field names)."""
         return {
             "kind": self.kind, "ranks": self.ranks, "ranks_per_node": self.ranks_per_node,
-            "seed": self.seed, "sizes": list(self.sizes), "iterations": self.iterations,
+            "seed": 1 if self.seed == RAY_SEED else self.seed, "sizes": list(self.sizes),
+            "iterations": self.iterations,
             "repetitions": self.repetitions, "request_bytes": self.request_bytes,
             "reply_bytes": self.reply_bytes, "exchanges": self.exchanges,
-            "destinations": self.destinations, "overlay": self.overlay,
+            "destinations": self.destinations, "overlay": engine_family(self.overlay, self.seed),
             "degree": self.degree, "overlay_arcs": [list(a) for a in self.overlay_arcs],
         }
+
+    def overlay_built(self) -> dict | None:
+        """The overlay the engine builds for this run: family, degree (the family's
+        parameter), digits and a label such as "de Bruijn B(2, 10)"; None without one.
+        With no degree given, this is RayPlatform's choice (docs/overlays.md)."""
+        if not self.overlay:
+            return None
+        from . import _engine
+
+        if self.overlay == "user":  # the engine's mean out-degree, rounded half up (llround)
+            degree = (2 * len(self.overlay_arcs) + self.ranks) // (2 * self.ranks)
+            return {"family": "user", "degree": degree, "digits": 1, "label": "user graph"}
+        family = engine_family(self.overlay, self.seed)
+        s = _engine.overlay_shape(family, self.ranks, self.degree)
+        return {"family": "polytope" if family == "hypercube" else self.overlay,
+                "degree": s.degree, "digits": s.digits,
+                "label": _engine.overlay_label(family, s.degree, s.digits)}
 
     def parameters(self) -> dict:
         """The parameters that apply to this kind, as a user would write them."""
@@ -99,9 +120,14 @@ def make_workload(kind, ranks, ranks_per_node=1, seed=1, **params) -> Workload:
                              f"(it takes {', '.join(_PARAMS_OF_KIND[kind])})")
     ranks = _int("ranks", ranks, minimum=1)
     ranks_per_node = _int("ranks_per_node", ranks_per_node, minimum=1)
-    seed = _int("seed", seed, minimum=0)
-    if seed >= 2**64:
-        raise InputError(f"seed: must be below 2**64, got {seed}")
+    if seed == RAY_SEED:
+        if params.get("overlay") != "random":
+            raise InputError('seed: "ray" selects RayPlatform\'s own random overlay; it needs '
+                             'overlay "random"')
+    else:
+        seed = _int("seed", seed, minimum=0)
+        if seed >= 2**64:
+            raise InputError(f"seed: must be below 2**64, got {seed}")
     if ranks % ranks_per_node:
         raise InputError(f"ranks: {ranks} ranks are not divisible by ranks_per_node "
                          f"{ranks_per_node}")
@@ -121,7 +147,25 @@ def make_workload(kind, ranks, ranks_per_node=1, seed=1, **params) -> Workload:
     if "destinations" in params:
         fields["destinations"] = _choice("destinations", params["destinations"], DESTINATIONS)
     fields.update(_overlay(params.get("overlay"), params.get("degree"), ranks, seed))
+    if isinstance(fields.get("overlay"), str) and fields["overlay"] != "user":
+        _check_overlay_size(fields["overlay"], ranks, fields.get("degree", 0), seed)
     return Workload(**fields)
+
+
+def engine_family(overlay: str, seed) -> str:
+    """The engine's family name: RayPlatform's random graph is "ray-random"."""
+    return "ray-random" if overlay == "random" and seed == RAY_SEED else overlay
+
+
+def _check_overlay_size(overlay: str, ranks: int, degree: int, seed) -> None:
+    # The engine's own size rules, checked before anything runs; an explicit degree that
+    # does not fit is refused there (docs/overlays.md, "An explicit degree").
+    from . import _engine  # deferred: validation of other workloads works without it
+
+    try:
+        _engine.overlay_shape(engine_family(overlay, seed), ranks, degree)
+    except ValueError as e:
+        raise InputError(f"overlay: {e}") from None
 
 
 def _overlay(overlay, degree, ranks: int, seed: int) -> dict:

@@ -99,7 +99,9 @@ def _rows(outcome) -> list[dict]:
     for point, result in zip(outcome.points, outcome.results):
         r = result.results
         family = point.get("overlay", "complete")
-        degree = shape(family, result.ranks, point.get("degree", 0) or 0).degree
+        # The overlay actually built (a default degree resolved by RayPlatform's rule).
+        built = r.get("overlay") or {"degree": shape(family, result.ranks, 0).degree}
+        degree = built["degree"]
         rows.append({"family": family, "ranks": result.ranks, "degree": degree,
                      "rtt": r["rtt_us"]["mean"], "hops": r.get("hops", {}).get("mean", 1.0),
                      "relays_mean": r.get("relays", {}).get("mean", 0.0),

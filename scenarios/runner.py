@@ -26,7 +26,8 @@ _ROUNDTRIP = ("rtt_mean_us", "rtt_p50_us", "rtt_p99_us", "rtt_min_us", "rtt_max_
               "per_rank_mean_average_us", "per_rank_mean_sd_us", "lc_average_of_averages_us",
               "ray_average_for_all_ranks_us", "ray_standard_deviation_us", "hops_mean",
               "relays_mean", "relays_sd", "relays_max")
-_HEADLINE = ("bytes", "latency_us", "bandwidth_mbytes_per_sec", "t_max_us", "mbytes_per_sec",
+_HEADLINE = ("overlay_built", "bytes", "latency_us", "bandwidth_mbytes_per_sec", "t_max_us",
+             "mbytes_per_sec",
              "rtt_mean_us", "rtt_p99_us", "lc_average_of_averages_us",
              "ray_average_for_all_ranks_us", "hops_mean", "relays_mean", "messages")
 
@@ -98,12 +99,21 @@ def flat_rows(result: Result) -> list[dict]:
     for key in ("lc_average_of_averages_us", "ray_average_for_all_ranks_us",
                 "ray_standard_deviation_us"):
         row[key] = r[key]
+    if "overlay" in r:  # the overlay actually built, e.g. "B(2,10)" (docs/overlays.md)
+        row["overlay_built"] = _built(r["overlay"])
     if "hops" in r:
         row["hops_mean"] = r["hops"]["mean"]
     if "relays" in r:
         row.update(relays_mean=r["relays"]["mean"], relays_sd=r["relays"]["sd"],
                    relays_max=r["relays"]["max"])
     return [dict(row, **common)]
+
+
+def _built(overlay: dict) -> str:
+    short = {"debruijn": "B", "kautz": "K", "polytope": "H", "torus": "T"}
+    if overlay["family"] in short:
+        return f"{short[overlay['family']]}({overlay['degree']},{overlay['digits']})"
+    return f"{overlay['family']}({overlay['degree']})"
 
 
 def _csv_rows(outcome: Outcome) -> list[dict]:

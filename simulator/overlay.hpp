@@ -1,7 +1,7 @@
 // Software-routed overlays (RayPlatform's routing graphs): generation and next hop.
 // The one implementation of overlay routing in hopsim: the engine routes with it and
 // Python asks it (through the bindings) for arcs, routes and statistics.
-// Specification: shared/reference/overlays.md.
+// Each family lives in simulator/overlays/<family>.cpp; the rules are in docs/overlays.md.
 #pragma once
 
 #include <cstdint>
@@ -34,14 +34,24 @@ public:
   virtual std::vector<int> out_neighbors(int rank) const = 0;
   // Ranks that send directly to this rank, ascending.
   virtual std::vector<int> in_neighbors(int rank) const = 0;
-  // The next rank on the route from cur to dst (cur != dst). Families with per-rank load
-  // counters (polytope, torus) update the counters of cur: call it once per forwarded message.
-  virtual int next_hop(int cur, int dst) = 0;
+  // The next rank on the route of a message that `origin` sent to dst, now at cur
+  // (cur != dst). Only RayPlatform's random graph (routes computed per ordered pair)
+  // reads origin; the other families route on (cur, dst) alone. Families with load
+  // counters (polytope, torus) update the counters of cur: call it once per forwarded
+  // message.
+  virtual int next_hop(int origin, int cur, int dst) = 0;
   // The same overlay with its load counters reset (routes restart from the initial state).
   virtual std::unique_ptr<Overlay> fresh() const = 0;
+  // The same, but with one load table shared by all ranks, as RayPlatform computes its
+  // RelayEvents.txt in one process (polytope, torus; the others: fresh()).
+  virtual std::unique_ptr<Overlay> fresh_with_shared_counters() const { return fresh(); }
   // True when next_hop depends on what was routed before (polytope, torus): routes then
   // depend on the order in which messages are forwarded.
   virtual bool has_load_counters() const { return false; }
+  // True when the route to dst depends on the message's origin (RayPlatform's random).
+  virtual bool routes_depend_on_origin() const { return false; }
+  // A one-line human name with the parameters built, e.g. "de Bruijn B(2, 10)".
+  virtual std::string label() const = 0;
 };
 
 // The parameters a family takes for a size: ranks, degree() and digits() of the overlay
@@ -57,12 +67,19 @@ struct OverlayShape {
 // disconnected excepted: that needs the graph).
 OverlayShape overlay_shape(const std::string& family, int n, int degree);
 
+// The human name of a family built with these parameters, e.g. "de Bruijn B(2, 10)"
+// (what Overlay::label returns), without building it.
+std::string overlay_label(const std::string& family, int degree, int digits);
+
 // The valid sizes closest to n, strictly below and strictly above, for the family and the
 // requested degree (0: automatic), with the parameters chosen for them.
 std::pair<OverlayShape, OverlayShape> nearest_sizes(const std::string& family, int n, int degree);
 
-// family: complete, debruijn, kautz, random, group, polytope (alias hypercube), torus.
-// degree 0 means "choose as RayPlatform does" (overlays.md). Throws OverlayError.
+// family: complete, debruijn, kautz, random, group, polytope (alias hypercube), torus,
+// and ray-random: RayPlatform's own random graph and per-pair routes (fixed draws, seed
+// ignored; `random` with seed "ray" in the CLI and Python).
+// degree 0 means "choose as RayPlatform does" (docs/overlays.md); an explicit degree
+// that the family cannot take for n is an error, never replaced. Throws OverlayError.
 std::unique_ptr<Overlay> make_overlay(const std::string& family, int n, int degree, uint64_t seed);
 
 // A user-supplied directed graph on ranks 0..n-1 (arcs as (from, to) pairs), routed by
@@ -75,7 +92,8 @@ std::unique_ptr<Overlay> make_table_overlay(int n, const std::vector<std::pair<i
 std::vector<int> connection_list(const Overlay& overlay, int rank);
 
 // Statistics over all n^2 ordered pairs, routes computed with a fresh copy of the overlay
-// (pairs in order s ascending, then d ascending).
+// (pairs in order s ascending, then d ascending); shared_counters: one load table for
+// all ranks, as in RayPlatform's files (polytope, torus).
 struct RouteStats {
   int64_t arcs = 0;                        // self-loops included, as RayPlatform counts them
   int diameter = 0;
@@ -84,7 +102,7 @@ struct RouteStats {
   std::vector<int64_t> relays;             // relay events per rank
   std::vector<int64_t> out_degree_counts;  // index = out-degree
 };
-RouteStats route_statistics(const Overlay& overlay);
+RouteStats route_statistics(const Overlay& overlay, bool shared_counters = false);
 
 // The route s, ..., d (both included; s == d gives {s}), computed on `overlay` (so it
 // moves its counters).

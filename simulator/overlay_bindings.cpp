@@ -3,6 +3,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
+
 #include "overlay.hpp"
 
 namespace py = pybind11;
@@ -11,11 +13,11 @@ using namespace pybind11::literals;
 namespace hopsim {
 namespace {
 
-py::dict statistics_dict(const Overlay& o) {
+py::dict statistics_dict(const Overlay& o, bool shared_counters) {
   RouteStats st;
   {
     py::gil_scoped_release unlocked;  // seconds at thousands of ranks
-    st = route_statistics(o);
+    st = route_statistics(o, shared_counters);
   }
   return py::dict("arcs"_a = st.arcs, "diameter"_a = st.diameter, "mean_hops"_a = st.mean_hops,
                   "route_lengths"_a = st.route_lengths, "relays"_a = st.relays,
@@ -37,8 +39,13 @@ std::vector<std::vector<int>> routes_from(Overlay& o, int s) {
 }
 
 std::string repr(const Overlay& o) {
-  return "<Overlay " + o.family() + ": " + std::to_string(o.size()) + " ranks, degree " + std::to_string(o.degree()) +
+  return "<Overlay " + o.label() + ": " + std::to_string(o.size()) + " ranks, degree " + std::to_string(o.degree()) +
          ", " + std::to_string(o.digits()) + " digits>";
+}
+
+// A message's origin defaults to where it is: the first hop of the route cur -> dst.
+int next_hop_of(Overlay& o, int cur, int dst, std::optional<int> origin) {
+  return o.next_hop(origin.value_or(cur), cur, dst);
 }
 
 }  // namespace
@@ -57,32 +64,39 @@ void bind_overlay(py::module_& m) {
                ", digits=" + std::to_string(s.digits) + ")";
       });
 
-  py::class_<Overlay>(m, "Overlay", "A software-routed overlay (shared/reference/overlays.md).")
+  py::class_<Overlay>(m, "Overlay", "A software-routed overlay (docs/overlays.md).")
       .def_property_readonly("family", &Overlay::family)
       .def_property_readonly("size", &Overlay::size)
       .def_property_readonly("degree", &Overlay::degree)
       .def_property_readonly("digits", &Overlay::digits)
+      .def_property_readonly("label", &Overlay::label)
       .def_property_readonly("has_load_counters", &Overlay::has_load_counters)
+      .def_property_readonly("routes_depend_on_origin", &Overlay::routes_depend_on_origin)
       .def("out_neighbors", &Overlay::out_neighbors, "rank"_a)
       .def("in_neighbors", &Overlay::in_neighbors, "rank"_a)
       .def("connection_list", &connection_list, "rank"_a)
-      .def("next_hop", &Overlay::next_hop, "cur"_a, "dst"_a,
-           "Next rank from cur towards dst; moves the load counters of cur (polytope, torus).")
+      .def("next_hop", &next_hop_of, "cur"_a, "dst"_a, "origin"_a = py::none(),
+           "Next rank from cur towards dst for a message sent by origin (default: cur); moves the "
+           "load counters of cur (polytope, torus).")
       .def("route", &route, "s"_a, "d"_a, "The ranks from s to d, both included; moves load counters.")
       .def("routes_from", &routes_from, "s"_a, "route(s, d) for d = 0..size-1, in that order.")
       .def("arcs", &arcs_of, "All arcs (u, v), u ascending, then v ascending; self-loops included.")
       .def("fresh", &Overlay::fresh, "The same overlay with its load counters reset.")
-      .def("statistics", &statistics_dict,
+      .def("statistics", &statistics_dict, "shared_counters"_a = false,
            "Route statistics over all ordered pairs, computed on a fresh copy: arcs, diameter, mean_hops, "
-           "route_lengths (index = hops), relays (per rank), out_degree_counts (index = out-degree).")
+           "route_lengths (index = hops), relays (per rank), out_degree_counts (index = out-degree). "
+           "shared_counters: one load table for all ranks, as RayPlatform's files (polytope, torus).")
       .def("__repr__", &repr);
 
   m.def("make_overlay", &make_overlay, "family"_a, "ranks"_a, "degree"_a = 0, "seed"_a = 1,
-        py::call_guard<py::gil_scoped_release>(), "Build a family for `ranks` ranks; degree 0: RayPlatform's choice.");
+        py::call_guard<py::gil_scoped_release>(), "Build a family for `ranks` ranks; degree 0: RayPlatform's choice; family ray-random: "
+        "RayPlatform's own random graph and routes (seed unused).");
   m.def("make_table_overlay", &make_table_overlay, "ranks"_a, "arcs"_a, "seed"_a = 1, "family"_a = "user",
         py::call_guard<py::gil_scoped_release>(), "Route a user graph (arcs (u, v)) by shortest-path tables.");
   m.def("overlay_shape", &overlay_shape, "family"_a, "ranks"_a, "degree"_a = 0,
         "The shape make_overlay would build, or OverlayError.");
+  m.def("overlay_label", &overlay_label, "family"_a, "degree"_a, "digits"_a,
+        "The name Overlay.label gives a family built with these parameters.");
   m.def("nearest_sizes", &nearest_sizes, "family"_a, "ranks"_a, "degree"_a = 0,
         "The valid sizes closest to ranks, below and above (ranks 0: none).");
 }

@@ -67,11 +67,11 @@ void Sim::run(Workload& workload, const std::vector<sg4::Host*>& node_hosts)
   current_sim = nullptr;
 }
 
-int Sim::next_hop(int cur, int dst)
+int Sim::next_hop(int origin, int cur, int dst)
 {
   if (not overlay_ || cur == dst)
     return dst;
-  return overlay_->next_hop(cur, dst);
+  return overlay_->next_hop(origin, cur, dst);
 }
 
 uint32_t Sim::create(int origin, int final_dst, int64_t bytes, int kind, int64_t seq)
@@ -81,7 +81,7 @@ uint32_t Sim::create(int origin, int final_dst, int64_t bytes, int kind, int64_t
   m.origin = origin;
   m.final_dst = final_dst;
   m.from = origin;
-  m.to = next_hop(origin, final_dst);
+  m.to = next_hop(origin, origin, final_dst);
   m.bytes = bytes;
   m.kind = kind;
   m.seq = seq;
@@ -278,7 +278,7 @@ void Sim::rank_main(int rank)
         // A relay: forwarded in the same pass.
         relays_[rank]++;
         got->from = rank;
-        got->to = next_hop(rank, got->final_dst);
+        got->to = next_hop(got->origin, rank, got->final_dst);
         out.push_back(got_id);
       } else {
         delivered_hops_ += got->hops;

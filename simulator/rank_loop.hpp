@@ -87,7 +87,7 @@ private:
   void inject(uint32_t id);
   void complete_transfers(RankState& r);
   void on_transfer_done(const void* activity);
-  int next_hop(int cur, int dst);
+  int next_hop(int origin, int cur, int dst);
 
   PlatformSpec platform_;
   double pass_s_;

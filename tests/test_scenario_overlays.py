@@ -1,4 +1,8 @@
-"""What-if scenarios over overlays: platform overrides, the teaching claim, the plots."""
+"""What-if scenarios over overlays: platform overrides, the teaching claim, the plots, and
+the overlay actually built in every result."""
+import csv
+import io
+import json
 import subprocess
 import sys
 
@@ -69,7 +73,7 @@ def test_overrides_must_be_a_table():
 
 
 def test_round_robin_reception_makes_fewer_connections_beat_fewer_hops():
-    """overlays.md: a round-robin rank waits about half a cycle of its connection list,
+    """docs/overlays.md: a round-robin rank waits about half a cycle of its connection list,
     so with a nonzero pass cost the sparse de Bruijn overlay beats the complete graph."""
     assert platforms.load("qdr-ib").pass_us > 0
     out = scenarios.run(parse_scenario(SMALL, "small.toml"))
@@ -143,3 +147,51 @@ def test_plot_refuses_a_scenario_without_overlays(tmp_path):
     proc = hopsim("run", "--out", tmp_path / "out", "--plot", tmp_path / "p.png")
     assert proc.returncode == 2 and "not an overlay comparison" in proc.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_degree_that_does_not_fit_stops_the_scenario_before_any_point_runs(tmp_path):
+    f = tmp_path / "sweep.toml"
+    f.write_text(SMALL.replace('case = [{overlay = "complete"}, {overlay = "debruijn", degree = 4}, '
+                               '{overlay = "random"}]', 'overlay = ["debruijn"]\ndegree = [2, 3, 8]'))
+    proc = hopsim("run", f, "--out", tmp_path / "out")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith(f"hopsim: error: {f}: point 2 (degree=3, overlay=debruijn): overlay: "
+                                  "debruijn: degree 3 does not fit 64 ranks;")
+    assert "degrees that fit 64 ranks: 2, 4, 8" in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_results_record_the_overlay_built(tmp_path):
+    f = tmp_path / "built.toml"
+    f.write_text(SMALL.replace("exchanges = 20", "exchanges = 2").replace("ranks = 64\n", "").replace(
+        'case = [{overlay = "complete"}, {overlay = "debruijn", degree = 4}, {overlay = "random"}]',
+        'case = [{overlay = "debruijn", ranks = 64}, {overlay = "debruijn", degree = 8, ranks = 64}, '
+        '{overlay = "random", seed = "ray", ranks = 64}, {overlay = "kautz", ranks = 48}]'))
+    proc = hopsim("run", f, "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "overlay_built" in lines[2].split()
+    # No degree: Ray's default 2 at 64 ranks is B(2,6); Kautz at 48 ranks: the largest d.
+    for line, built in zip(lines[3:7], ["B(2,6)", "B(8,2)", "random(6)", "K(2,5)"]):
+        assert built in line.split()
+    doc = json.loads((tmp_path / "out" / "results.json").read_text())
+    overlays = [p["result"]["results"]["overlay"] for p in doc["points"]]
+    assert overlays[0] == {"family": "debruijn", "degree": 2, "digits": 6, "label": "de Bruijn B(2, 6)"}
+    assert overlays[2]["label"] == "RayPlatform's random graph (mean degree 6)"
+    assert overlays[3] == {"family": "kautz", "degree": 2, "digits": 5, "label": "Kautz K(2, 5)"}
+    assert [p["result"]["seed"] for p in doc["points"]] == [1, 1, "ray", 1]
+    csv_rows = list(csv.DictReader(io.StringIO((tmp_path / "out" / "results.csv").read_text())))
+    assert [r["overlay_built"] for r in csv_rows] == ["B(2,6)", "B(8,2)", "random(6)", "K(2,5)"]
+
+
+def test_seed_ray_routes_the_simulation_on_rayplatforms_random_graph():
+    import hopsim
+
+    p = platforms.load("two-nodes").replace(nodes=64)
+    ray = hopsim.simulate(p, "roundtrip", ranks=64, exchanges=3, overlay="random", seed="ray")
+    seeded = hopsim.simulate(p, "roundtrip", ranks=64, exchanges=3, overlay="random", seed=1)
+    assert ray.seed == "ray" and ray.results["overlay"]["label"].startswith("RayPlatform's")
+    # Same destinations (the workload's draws use seed 1), other graph and routes.
+    assert ray.results["relays"] != seeded.results["relays"]
+    with pytest.raises(InputError, match='seed: "ray" selects RayPlatform'):
+        hopsim.simulate(p, "roundtrip", ranks=64, exchanges=3, overlay="debruijn", seed="ray")

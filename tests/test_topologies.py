@@ -1,8 +1,8 @@
-"""hopsim.topologies against networkx and overlays.md: routes, statistics, Ray files, CLI, plots."""
+"""hopsim.topologies against networkx and docs/overlays.md: routes, statistics, Ray files, CLI, plots."""
 import json
 import subprocess
 import sys
-import warnings
+from pathlib import Path
 
 import networkx as nx
 import pytest
@@ -13,6 +13,7 @@ from hopsim import topologies as topo
 CASES = [
     ("complete", 9, 0), ("debruijn", 16, 2), ("debruijn", 81, 3), ("debruijn", 64, 0),
     ("kautz", 12, 2), ("kautz", 36, 3), ("kautz", 20, 0), ("random", 32, 0), ("random", 100, 0),
+    ("random", 64, "ray"),
     ("group", 19, 0), ("group", 64, 0), ("polytope", 32, 0), ("polytope", 27, 3),
     ("hypercube", 16, 0), ("torus", 16, 0), ("torus", 25, 5), ("torus", 64, 4),
 ]
@@ -23,6 +24,13 @@ def hopsim(*args, cwd=None):
                           capture_output=True, text=True, timeout=300)
 
 
+def build(family, ranks, degree):
+    # ("random", n, "ray"): RayPlatform's own random graph.
+    if degree == "ray":
+        return topo.build_overlay(family, ranks, seed="ray")
+    return topo.build_overlay(family, ranks, degree, seed=11)
+
+
 def all_routes(overlay):
     walker = overlay.fresh()  # the order statistics use: s ascending, then d ascending
     return {(s, d): route for s in range(overlay.size) for d, route in enumerate(walker.routes_from(s))}
@@ -30,7 +38,7 @@ def all_routes(overlay):
 
 @pytest.mark.parametrize("family,ranks,degree", CASES)
 def test_engine_routes_are_networkx_shortest_paths(family, ranks, degree):
-    overlay = topo.build_overlay(family, ranks, degree, seed=11)
+    overlay = build(family, ranks, degree)
     G = topo.to_networkx(overlay)
     assert sorted(G.nodes) == list(range(ranks))
     dist = dict(nx.all_pairs_shortest_path_length(G))
@@ -42,7 +50,7 @@ def test_engine_routes_are_networkx_shortest_paths(family, ranks, degree):
 
 @pytest.mark.parametrize("family,ranks,degree", CASES)
 def test_statistics_agree_with_networkx(family, ranks, degree):
-    overlay = topo.build_overlay(family, ranks, degree, seed=11)
+    overlay = build(family, ranks, degree)
     st = topo.route_statistics(overlay)
     G = topo.to_networkx(overlay)
     assert st.arcs == G.number_of_edges()
@@ -90,7 +98,9 @@ def test_family_generators_match_their_definitions():
     assert nx.is_isomorphic(T.to_undirected(), nx.grid_2d_graph(5, 5, periodic=True))
     R = topo.random_graph(64, seed=2)
     assert R.number_of_edges() == 2 * (64 * 6 // 2) and nx.is_strongly_connected(R)
-    assert topo.complete_graph(5).number_of_edges() == 25
+    # RayPlatform's complete graph lists no self-connection; the reception list has them all.
+    C = topo.build_overlay("complete", 5)
+    assert topo.complete_graph(5).number_of_edges() == 20 and C.connection_list(2) == [0, 1, 2, 3, 4]
     assert sorted(topo.group_graph(17).successors(8)) == [0, 8, 9, 10, 11, 12, 13, 14, 15, 16]
 
 
@@ -119,15 +129,19 @@ def test_same_seed_same_routes_other_seed_other_graph():
 def test_sizes_and_errors():
     assert topo.nearest_sizes("kautz", 4000) == (topo.Shape(3906, 62, 2), topo.Shape(4032, 63, 2))
     assert topo.nearest_sizes("debruijn", 3) == (None, topo.Shape(4, 2, 2))
-    assert topo.shape("debruijn", 4096) == topo.Shape(4096, 64, 2)
+    assert topo.shape("debruijn", 4096) == topo.Shape(4096, 2, 12)  # Ray's default degree 2
+    assert topo.shape("debruijn", 1024) == topo.Shape(1024, 2, 10)
     assert topo.shape("debruijn", 4096, 4) == topo.Shape(4096, 4, 6)
     with pytest.raises(ValueError, match=r"nearest sizes 3906 \(d=62, D=2\) and 4032 \(d=63, D=2\)"):
         topo.build_overlay("kautz", 4000)
-    with pytest.warns(topo.DegreeWarning, match="degree 3 does not fit 4096 ranks; using degree 64"):
-        assert topo.build_overlay("debruijn", 4096, degree=3).degree == 64
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        topo.build_overlay("debruijn", 4096, degree=4)
+    with pytest.raises(ValueError, match="debruijn: degree 3 does not fit 4096 ranks; .*"
+                                         "degrees that fit 4096 ranks: 2, 4, 8, 16, 64"):
+        topo.build_overlay("debruijn", 4096, degree=3)
+    with pytest.raises(ValueError, match="kautz: degree 4 does not fit 12 ranks"):
+        topo.shape("kautz", 12, 4)
+    assert topo.build_overlay("debruijn", 4096, degree=4).degree == 4
+    with pytest.raises(ValueError, match='seed "ray" applies to the random family only'):
+        topo.build_overlay("kautz", 12, seed="ray")
     with pytest.raises(TypeError, match="from_networkx"):
         topo.route_statistics(nx.cycle_graph(4))
 
@@ -140,8 +154,14 @@ def test_ray_files_round_trip(tmp_path, family, ranks, degree):
     assert [p.name for p in paths] == ["Connections.txt", "Routes.txt", "RelayEvents.txt", "Summary.txt"]
     back = topo.read_ray_files(tmp_path / "ray")
     assert set(back["connections"].edges) == set(overlay.arcs())
+    if overlay.has_load_counters:
+        # RayPlatform's files: no routes, relay events from one shared load table.
+        assert (tmp_path / "ray" / "Routes.txt").read_text() == topo.rayfiles.DYNAMIC_ROUTES + "\n"
+        assert back["routes"] == {} and back["relay_events"] == st.file_relays
+        assert sum(st.file_relays) == sum(st.relays) and st.file_relays != st.relays
+        return
     assert back["routes"] == all_routes(overlay)
-    assert back["relay_events"] == st.relays
+    assert back["relay_events"] == st.relays == st.file_relays
     # The relay counts of the file are those of its own routes.
     relays = [0] * ranks
     for route in back["routes"].values():
@@ -154,7 +174,7 @@ def test_ray_files_round_trip(tmp_path, family, ranks, degree):
     assert s["route_lengths"] == st.route_lengths
     assert s["out_degree_counts"] == st.out_degree_counts
     assert s["relay_mean"] == pytest.approx(st.relay_mean, rel=1e-5)
-    assert s["relay_sd"] == pytest.approx(st.relay_sd, rel=1e-5)
+    assert s["relay_sd"] == pytest.approx(st.relay_ray_sd, rel=1e-5)  # RayPlatform's formula
     again = topo.write_ray_files(topo.build_overlay(family, ranks, degree, seed=4), tmp_path / "again")
     assert [p.read_bytes() for p in again] == [p.read_bytes() for p in paths]  # same seed, same bytes
 
@@ -190,7 +210,9 @@ def test_cli_json_schema():
     assert (out["family"], out["ranks"], out["degree"], out["diameter"], out["arcs"]) == \
         ("debruijn", 16, 2, 4, 32)
     assert out["mean_hops"] == pytest.approx(680 / 240)
-    assert list(out["relays"]) == ["mean", "sd", "max"] and out["relays"]["mean"] == 27.5
+    assert list(out["relays"]) == ["mean", "sd", "ray_sd", "max"] and out["relays"]["mean"] == 27.5
+    # mean 27.5: RayPlatform truncates each deviation, so its figure is below the population SD
+    assert out["relays"]["ray_sd"] < out["relays"]["sd"]
     assert out["relays"]["max"] == 40
 
 
@@ -206,12 +228,24 @@ def test_cli_text_and_outputs(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["k.png", "ray"]
 
 
-def test_cli_warns_when_the_degree_is_replaced():
+def test_cli_refuses_a_degree_that_does_not_fit_and_defaults_to_rays_degree_2():
     proc = hopsim("topology", "debruijn", "--ranks", 64, "--degree", 3, "--json")
-    assert proc.returncode == 0
-    assert json.loads(proc.stdout)["degree"] == 8  # 64 is no power of 3: from 1024, halved to 32
-    assert proc.stderr == ("hopsim: warning: debruijn: degree 3 does not fit 64 ranks; "
-                           "using degree 8 (2 digits) as RayPlatform does\n")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == ("hopsim: error: debruijn: degree 3 does not fit 64 ranks; nearest sizes "
+                           "27 (b=3, D=3) and 81 (b=3, D=4); degrees that fit 64 ranks: 2, 4, 8; "
+                           "degree 0 (RayPlatform's rule) builds b=2, D=6\n")
+    proc = hopsim("topology", "debruijn", "--ranks", 64, "--json")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["degree"] == 2
+
+
+def test_cli_seed_ray_writes_rayplatforms_random_files(tmp_path):
+    proc = hopsim("topology", "random", "--ranks", 64, "--seed", "ray", "--out", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("RayPlatform's random graph (mean degree 6): 64 ranks\n")
+    golden = (Path(__file__).parent / "data" / "ray" / "random-64-2" / "Connections.txt").read_bytes()
+    assert (tmp_path / "Connections.txt").read_bytes() == golden
+    proc = hopsim("topology", "random", "--ranks", 64, "--seed", "rey")
+    assert proc.returncode == 2 and "expected an integer or 'ray'" in proc.stderr
 
 
 @pytest.mark.parametrize("args,message", [
@@ -220,7 +254,8 @@ def test_cli_warns_when_the_degree_is_replaced():
     (["mesh", "--ranks", 16], "unknown overlay family 'mesh'"),
     (["debruijn", "--ranks", 0], "debruijn: the number of ranks must be positive (got 0)"),
     (["debruijn", "--ranks", -4], "debruijn: the number of ranks must be positive (got -4)"),
-    (["torus", "--ranks", 1000], "degree 10 fits 1000 ranks (r=10, D=3)"),
+    (["torus", "--ranks", 1000], "degrees that fit 1000 ranks: 10"),
+    (["random", "--ranks", 5000, "--seed", "ray"], "random (seed ray): 5000 ranks do not fit"),
     (["random", "--ranks", 48, "--seed", 3], "seed 4 gives a connected graph"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(tmp_path, args, message):
@@ -241,3 +276,16 @@ def test_cli_unwritable_destinations_leave_nothing(tmp_path):
                   "--plot", blocker / "x.png")
     assert proc.returncode == 2 and proc.stderr.startswith("hopsim: error: --plot")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_next_hop_takes_the_messages_origin():
+    ov = topo.build_overlay("random", 64, seed="ray")
+    assert ov.routes_depend_on_origin
+    differs = 0
+    for s in range(0, 64, 7):
+        for d in range(64):
+            route = ov.route(s, d)
+            assert [ov.next_hop(c, d, origin=s) for c in route[:-1]] == route[1:]
+            differs += any(ov.next_hop(c, d) != n for c, n in zip(route[1:-1], route[2:]))
+    assert differs > 0  # a relay's own route to d is not always the rest of s's route
+    assert not topo.build_overlay("debruijn", 16).routes_depend_on_origin

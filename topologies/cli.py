@@ -10,11 +10,11 @@ import argparse
 import json
 import os
 import sys
-import warnings
 from pathlib import Path
 
 from ..errors import InputError
-from .overlays import FAMILIES, OverlayError, build_overlay, shape
+from ..cli import seed_value
+from .overlays import FAMILIES, RAY_SEED, OverlayError, build_overlay, shape
 from .plot import plot_overlay
 from .rayfiles import FILES, write_ray_files
 from .statistics import RouteStatistics, route_statistics
@@ -27,14 +27,17 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "topology", help="overlay topologies: statistics, Ray files, plots",
         description="Route statistics of a software-routed overlay over all ordered pairs of "
-                    "ranks: diameter, route lengths, relay events per rank (overlays.md).")
+                    "ranks: diameter, route lengths, relay events per rank (docs/overlays.md).")
     p.add_argument("family", metavar="FAMILY", help=", ".join(FAMILIES))
     p.add_argument("--ranks", type=int, required=True, metavar="N")
     p.add_argument("--degree", type=int, default=0, metavar="D",
                    help="the family's parameter: de Bruijn base b, Kautz d, polytope alphabet "
-                        "size, torus radix (default 0: RayPlatform's choice)")
-    p.add_argument("--seed", type=int, default=1, metavar="S",
-                   help="random family: the edges and the route ties (default 1)")
+                        "size, torus radix. Default 0: RayPlatform's rule; for de Bruijn that "
+                        "is Ray's default degree 2 (1024 ranks: B(2,10)), for Kautz the "
+                        "largest d that fits. A degree that does not fit N is an error")
+    p.add_argument("--seed", type=seed_value, default=1, metavar="S",
+                   help="random family: the edges and the route ties (default 1); 'ray': "
+                        "RayPlatform's own random graph and per-pair routes")
     p.add_argument("--out", metavar="DIR",
                    help="write RayPlatform's " + ", ".join(FILES) + " into DIR")
     p.add_argument("--plot", metavar="FILE.png",
@@ -45,10 +48,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     family, ranks, degree = args.family, args.ranks, args.degree
-    if not 0 <= args.seed < 2 ** 64:
+    if args.seed != RAY_SEED and not 0 <= args.seed < 2 ** 64:
         raise InputError(f"--seed must be an integer in 0..2^64-1, got {args.seed}")
     try:
-        shape(family, ranks, degree)  # cheap: reject sizes before building anything
+        shape(family, ranks, degree, args.seed)  # cheap: reject sizes before building anything
     except OverlayError as e:
         raise InputError(str(e)) from None
     out = Path(args.out) if args.out else None
@@ -58,14 +61,10 @@ def run(args: argparse.Namespace) -> int:
     if plot is not None:
         _check_file_target(plot, "--plot")
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            overlay = build_overlay(family, ranks, degree, args.seed)
-        except OverlayError as e:
-            raise InputError(str(e)) from None
-    for w in caught:
-        sys.stderr.write(f"hopsim: warning: {w.message}\n")
+    try:
+        overlay = build_overlay(family, ranks, degree, args.seed)
+    except OverlayError as e:
+        raise InputError(str(e)) from None
     stats = route_statistics(overlay)
 
     notes = _write_outputs(overlay, stats, out, plot)
@@ -143,8 +142,9 @@ def summary_text(stats: RouteStatistics) -> str:
         f"  diameter              {stats.diameter} hops",
         f"  mean route length     {stats.mean_hops:.4f} hops over {n * (n - 1)} ordered pairs (s != d)",
         f"  route lengths         {lengths}  (hops: ordered pairs, s == d at 0)",
-        f"  relay events per rank mean {stats.relay_mean:.2f}, SD {stats.relay_sd:.2f}, "
-        f"max {stats.relay_max} (one message per ordered pair)",
+        f"  relay events per rank mean {stats.relay_mean:.2f}, SD {stats.relay_sd:.2f} "
+        f"(RayPlatform's Summary.txt: {stats.relay_ray_sd:g}), max {stats.relay_max} "
+        f"(one message per ordered pair)",
     ]
     return "\n".join(lines) + "\n"
 

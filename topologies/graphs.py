@@ -13,10 +13,12 @@ from .overlays import build_overlay, to_networkx
 
 
 def complete_graph(ranks: int) -> nx.DiGraph:
-    r"""Every rank sends to every rank, itself included: :math:`n^2` arcs.
+    r"""Every rank sends to every other rank: :math:`n(n-1)` arcs, no self-connection (as
+    RayPlatform lists it).
 
     RayPlatform's default without routing. Next hop = destination, so every route is one
-    hop and no rank relays, but a round-robin receiver polls all n sources.
+    hop and no rank relays, but a round-robin receiver polls all n sources (itself
+    included: the reception list is not the connection list).
     """
     return to_networkx(build_overlay("complete", ranks))
 
@@ -33,9 +35,11 @@ def debruijn_graph(ranks: int, degree: int = 0) -> nx.DiGraph:
     one) reaches any rank in :math:`D - \mathrm{ov}(s, d) \le D = \log_b n` hops, where
     ov is the longest tail of s that is a head of d.
 
-    ``degree`` is b; 0 lets RayPlatform choose: the largest base :math:`\le 1024` (halved
-    while :math:`\ge n`) with :math:`n = b^k`. For example 4096 ranks give B(64, 2); with
-    degree 4 they give B(4, 6).
+    ``degree`` is b; 0 applies Ray's default degree 2 through RayPlatform's rule (if n is
+    a power of 2, b = 2; else the largest base :math:`\le 1024`, halved while
+    :math:`\ge n`, with :math:`n = b^k`). For example 1024 ranks give B(2, 10), 729 give
+    B(27, 2); with degree 32, 1024 ranks give B(32, 2). A degree that does not fit n is
+    an error.
 
     >>> G = debruijn_graph(16, degree=2)
     >>> sorted(G.successors(0))
@@ -55,18 +59,20 @@ def kautz_graph(ranks: int, degree: int = 0) -> nx.DiGraph:
     Moore bound :math:`(d^{D+1} - 1)/(d - 1)`: K(63, 2) reaches any of 4032 ranks in two
     hops with 63 connections.
 
-    ``degree`` is d; 0 picks the largest d in 2..1024 (D in 2..9) that fits.
+    ``degree`` is d; 0 picks the largest d in 2..1024 (D in 2..9) that fits, as
+    RayPlatform always does (it ignores a requested degree; hopsim honours it).
     """
     return to_networkx(build_overlay("kautz", ranks, degree))
 
 
-def random_graph(ranks: int, seed: int = 1) -> nx.DiGraph:
+def random_graph(ranks: int, seed=1) -> nx.DiGraph:
     r"""A uniform random graph with :math:`\lfloor n \lfloor \log_2 n \rfloor / 2 \rfloor`
     undirected edges drawn from all :math:`n(n-1)/2` pairs by ``seed``, as arcs both ways.
 
     The mean degree :math:`\lfloor \log_2 n \rfloor` is about 1.44 times the connectivity
     threshold :math:`\ln n`, so most seeds give a connected graph; a seed that does not
     is an error naming one that does. Routes are shortest paths stored as next-hop tables.
+    ``seed="ray"`` gives RayPlatform's own graph (its fixed srand seeds) and routes.
     """
     return to_networkx(build_overlay("random", ranks, seed=seed))
 

@@ -18,8 +18,19 @@ Overlay = _engine.Overlay
 OverlayError = _engine.OverlayError  # a ValueError
 
 
-class DegreeWarning(UserWarning):
-    """The requested degree does not fit the size, so RayPlatform's choice was used."""
+# seed = "ray": RayPlatform's own random graph and routes (docs/overlays.md).
+RAY_SEED = "ray"
+
+
+def engine_family(family: str, seed=1) -> str:
+    """The engine's name for ``family`` built with ``seed``: RayPlatform's random graph
+    is "ray-random"; seed "ray" applies to the random family only."""
+    if seed == RAY_SEED:
+        if family != "random":
+            raise OverlayError(f'{family}: seed "ray" applies to the random family only '
+                               "(RayPlatform's own random graph and routes)")
+        return "ray-random"
+    return family
 
 
 @dataclass(frozen=True)
@@ -36,13 +47,14 @@ def _shape(s) -> Shape | None:
     return Shape(s.ranks, s.degree, s.digits) if s.ranks else None
 
 
-def shape(family: str, ranks: int, degree: int = 0) -> Shape:
+def shape(family: str, ranks: int, degree: int = 0, seed=1) -> Shape:
     """The shape :func:`build_overlay` would build, without building it.
 
     Raises ValueError (``hopsim._engine.OverlayError``) when the family does not fit
-    ``ranks``, with a message naming the nearest valid sizes.
+    ``ranks`` or an explicit ``degree`` does not fit them, with a message naming the
+    nearest valid sizes and the degrees that fit.
     """
-    return _shape(_engine.overlay_shape(family, ranks, degree))
+    return _shape(_engine.overlay_shape(engine_family(family, seed), ranks, degree))
 
 
 def nearest_sizes(family: str, ranks: int, degree: int = 0) -> tuple[Shape | None, Shape | None]:
@@ -56,31 +68,18 @@ def nearest_sizes(family: str, ranks: int, degree: int = 0) -> tuple[Shape | Non
     return _shape(below), _shape(above)
 
 
-def substituted_degree(family: str, ranks: int, degree: int) -> str | None:
-    """A note when a requested de Bruijn or Kautz degree does not fit ``ranks`` and
-    RayPlatform's automatic choice replaces it (overlays.md), else None."""
-    if not degree or family not in ("debruijn", "kautz"):
-        return None
-    s = shape(family, ranks, degree)
-    if s.degree == degree:
-        return None
-    return (f"{family}: degree {degree} does not fit {ranks} ranks; using degree {s.degree} "
-            f"({s.digits} digits) as RayPlatform does")
-
-
-def build_overlay(family: str, ranks: int, degree: int = 0, seed: int = 1) -> Overlay:
+def build_overlay(family: str, ranks: int, degree: int = 0, seed=1) -> Overlay:
     """The engine's overlay of ``family`` on ``ranks`` ranks.
 
     ``degree`` is the family's parameter: the base b of de Bruijn B(b, D), the d of Kautz
-    K(d, D), the alphabet size of polytope, the radix of torus; 0 lets RayPlatform choose
-    (overlays.md). ``seed`` draws the random family's edges and its route ties.
-    Issues :class:`DegreeWarning` when a requested degree is replaced by RayPlatform's
-    choice; raises ValueError when the family does not fit ``ranks``.
+    K(d, D), the alphabet size of polytope, the radix of torus. 0 applies RayPlatform's
+    rule: for de Bruijn, Ray's default degree 2 (1024 ranks: B(2, 10)); for Kautz, the
+    largest d that fits. An explicit degree that does not fit ``ranks`` raises ValueError
+    (never a silent substitute). ``seed`` draws the random family's edges and its route
+    ties; ``seed="ray"`` builds RayPlatform's own random graph and per-pair routes.
     """
-    note = substituted_degree(family, ranks, degree)
-    if note:
-        warnings.warn(note, DegreeWarning, stacklevel=2)
-    return _engine.make_overlay(family, ranks, degree, seed)
+    return _engine.make_overlay(engine_family(family, seed), ranks, degree,
+                                1 if seed == RAY_SEED else seed)
 
 
 def from_networkx(G: nx.Graph, seed: int = 1, family: str = "user") -> Overlay:
@@ -90,7 +89,7 @@ def from_networkx(G: nx.Graph, seed: int = 1, family: str = "user") -> Overlay:
     are 0..n-1); an undirected edge is an arc each way; self-loops are kept as arcs.
     Among the neighbours one hop closer to the destination, the next hop is the one
     carrying fewer relays so far, then the lower rank, pairs being processed in an order
-    shuffled by ``seed`` (overlays.md). Every rank must reach every other.
+    shuffled by ``seed`` (docs/overlays.md). Every rank must reach every other.
 
     Memory: :math:`2 n^2` bytes for the table (32 MiB at 4096 ranks), as much again while
     it is built; at most 16384 ranks.
@@ -124,15 +123,6 @@ def to_networkx(overlay: Overlay) -> nx.DiGraph:
 
 
 def label(overlay: Overlay) -> str:
-    """A short human name for the overlay, with its parameters in the usual notation."""
-    f, k, D = overlay.family, overlay.degree, overlay.digits
-    names = {
-        "complete": "complete graph",
-        "debruijn": f"de Bruijn B({k}, {D})",
-        "kautz": f"Kautz K({k}, {D})",
-        "polytope": f"polytope H({D}, {k})" if k != 2 else f"hypercube Q{D}",
-        "torus": f"torus {k}-ary {D}-cube",
-        "group": f"groups of {k}",
-        "random": f"random graph (mean degree {k})",
-    }
-    return names.get(f, f"{f} graph")
+    """A short human name for the overlay, with its parameters in the usual notation
+    (the engine's Overlay.label)."""
+    return overlay.label

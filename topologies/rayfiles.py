@@ -1,20 +1,18 @@
-"""The files RayPlatform writes about its routing graph, for interoperability.
+"""The files RayPlatform writes about its routing graph, byte for byte.
 
-Tab-separated, as in overlays.md and RayPlatform's ConnectionGraph::writeFiles:
+Tab-separated, as RayPlatform's ConnectionGraph::writeFiles writes them (docs/overlays.md):
 
     Connections.txt   #Rank Count Connections: out-neighbours ascending, space-separated
-    Routes.txt        #Source Destination Hops Route: all n^2 pairs, s == d is "s" at 0 hops
-    RelayEvents.txt   #Source RelayEvents: relay events per rank
+    Routes.txt        #Source Destination Hops Route: all n^2 pairs, s == d is "s" at 0
+                      hops; for polytope and torus the single line DYNAMIC_ROUTES
+    RelayEvents.txt   #Source RelayEvents: relay events per rank (polytope and torus: one
+                      load table shared by all pairs, taken source by source)
     Summary.txt       Type, vertex and arc counts, out-degree frequencies, relay events
-                      per vertex, route-length frequencies
-
-Routes and relay events are those of :func:`route_statistics` (a fresh copy of the
-overlay, pairs s ascending then d ascending): for polytope and torus, whose next hops
-depend on load counters, RayPlatform wrote no routes; hopsim writes the ones it counts.
+                      per vertex, route-length frequencies; averages and standard
+                      deviations by RayPlatform's own formulas (core/statistics.cpp)
 """
 from __future__ import annotations
 
-import math
 import os
 import shutil
 import tempfile
@@ -24,9 +22,11 @@ from typing import Iterator, TextIO
 import networkx as nx
 
 from .overlays import Overlay
-from .statistics import RouteStatistics, route_statistics
+from .statistics import RouteStatistics, ray_average, ray_standard_deviation, route_statistics
 
 FILES = ("Connections.txt", "Routes.txt", "RelayEvents.txt", "Summary.txt")
+# RayPlatform's Routes.txt for the load-balanced families (polytope, torus).
+DYNAMIC_ROUTES = "Routes are dynamically determined with real-time load-balancing."
 
 
 def write_ray_files(overlay: Overlay, directory: str | os.PathLike,
@@ -67,6 +67,9 @@ def _write_connections(f: TextIO, overlay: Overlay, stats: RouteStatistics) -> N
 
 
 def _write_routes(f: TextIO, overlay: Overlay, stats: RouteStatistics) -> None:
+    if overlay.has_load_counters:
+        f.write(DYNAMIC_ROUTES + "\n")
+        return
     f.write("#Source\tDestination\tHops\tRoute\n")
     walker = overlay.fresh()
     for s in range(overlay.size):
@@ -76,7 +79,7 @@ def _write_routes(f: TextIO, overlay: Overlay, stats: RouteStatistics) -> None:
 
 def _write_relay_events(f: TextIO, overlay: Overlay, stats: RouteStatistics) -> None:
     f.write("#Source\tRelayEvents\n")
-    f.writelines(f"{r}\t{count}\n" for r, count in enumerate(stats.relays))
+    f.writelines(f"{r}\t{count}\n" for r, count in enumerate(stats.file_relays))
 
 
 def _frequencies(f: TextIO, counts: dict[int, int]) -> None:
@@ -87,24 +90,20 @@ def _frequencies(f: TextIO, counts: dict[int, int]) -> None:
     f.write(f"        Total    {total}    100.00%\n")
 
 
-def _mean_sd(values: list[int]) -> tuple[float, float]:
-    mean = sum(values) / len(values)
-    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
-
-
 def _write_summary(f: TextIO, overlay: Overlay, stats: RouteStatistics) -> None:
-    # RayPlatform's layout and C++ stream number formatting (%g), so that its readers and
-    # diffs against its files work.
+    # RayPlatform's layout, its C++ stream number formatting (6 significant digits, as %g)
+    # and its own average and standard deviation (ray_average, ray_standard_deviation).
     n = stats.ranks
     f.write(f"Type: {stats.family}\n\n")
     f.write(f"NumberOfVertices: {n}\nNumberOfArcs: {stats.arcs}\n"
             f"NumberOfArcsInCompleteGraph: {n * (n - 1)}\n\n")
     f.write("NumberOfOutcomingArcsPerVertex\n")
     _frequencies(f, stats.out_degree_counts)
-    mean, sd = _mean_sd(stats.out_degrees)
-    f.write(f"   Average: {mean:g}\n   StandardDeviation: {sd:g}\n\n")
+    f.write(f"   Average: {ray_average(stats.out_degrees):g}\n"
+            f"   StandardDeviation: {ray_standard_deviation(stats.out_degrees):g}\n\n")
     f.write("NumberOfRelayEventsPerVertex\n")
-    f.write(f"   Average: {stats.relay_mean:g}\n   StandardDeviation: {stats.relay_sd:g}\n\n")
+    f.write(f"   Average: {ray_average(stats.file_relays):g}\n"
+            f"   StandardDeviation: {ray_standard_deviation(stats.file_relays):g}\n\n")
     f.write("RouteLength\n")
     _frequencies(f, stats.route_lengths)
 
@@ -134,7 +133,11 @@ def read_connections(path: str | os.PathLike) -> nx.DiGraph:
 
 
 def iter_routes(path: str | os.PathLike) -> Iterator[tuple[int, int, list[int]]]:
-    """(source, destination, route) for every line of Routes.txt, hop counts checked."""
+    """(source, destination, route) for every line of Routes.txt, hop counts checked;
+    nothing for RayPlatform's polytope and torus file (DYNAMIC_ROUTES)."""
+    with open(path, encoding="ascii") as f:
+        if f.readline().rstrip("\n") == DYNAMIC_ROUTES:
+            return
     for fields in _data_lines(path, "#Source\tDestination\tHops\tRoute"):
         s, d, hops = int(fields[0]), int(fields[1]), int(fields[2])
         route = [int(x) for x in fields[3].split()]

@@ -1,10 +1,11 @@
-r"""Route statistics over all :math:`n^2` ordered pairs of ranks (overlays.md).
+r"""Route statistics over all :math:`n^2` ordered pairs of ranks (docs/overlays.md).
 
 For every ordered pair (s, d) the route s, ..., d is followed; s == d counts as a route
 of 0 hops. Every rank strictly inside a route gains one *relay event*: the relay load a
 rank would carry if every rank sent one message to every rank. The engine computes the
 routes (on a fresh copy, so polytope and torus start from zero counters, pairs in order
-s ascending then d ascending); this module summarises them.
+s ascending then d ascending; per-rank counters as each MPI rank keeps them at run time,
+and also one shared table as RayPlatform's files count them); this module summarises them.
 """
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ class RouteStatistics:
     out_degrees: list[int]         # out-neighbours per rank (self-loop included)
     connections: list[int]         # round-robin reception list: in-neighbours + itself
     name: str = field(default="")
+    # Relay events as RayPlatform's RelayEvents.txt counts them: one load table shared by
+    # all ranks for polytope and torus; the same as relays for the other families.
+    file_relays: list[int] = field(default_factory=list)
 
     @property
     def relay_mean(self) -> float:
@@ -37,9 +41,14 @@ class RouteStatistics:
 
     @property
     def relay_sd(self) -> float:
-        """Population standard deviation, as overlays.md and RayPlatform report it."""
+        """Population standard deviation of the relay events per rank."""
         m = self.relay_mean
         return math.sqrt(sum((r - m) ** 2 for r in self.relays) / self.ranks)
+
+    @property
+    def relay_ray_sd(self) -> float:
+        """RayPlatform's figure for the same values (:func:`ray_standard_deviation`)."""
+        return ray_standard_deviation(self.relays)
 
     @property
     def relay_max(self) -> int:
@@ -63,8 +72,40 @@ class RouteStatistics:
             "arcs": self.arcs,
             "mean_hops": self.mean_hops,
             "route_lengths": {str(h): c for h, c in self.route_lengths.items()},
-            "relays": {"mean": self.relay_mean, "sd": self.relay_sd, "max": self.relay_max},
+            "relays": {"mean": self.relay_mean, "sd": self.relay_sd, "ray_sd": self.relay_ray_sd,
+                       "max": self.relay_max},
         }
+
+
+def _int32(x: int) -> int:
+    """x wrapped to a C int, as RayPlatform's int arithmetic wraps on x86-64."""
+    return (x + 2**31) % 2**32 - 2**31
+
+
+def ray_average(values: list[int]) -> float:
+    """RayPlatform's getAverage (core/statistics.cpp): an int sum, then divided."""
+    total = 0
+    for v in values:
+        total = _int32(total + v)
+    return total / len(values) if values else float(total)
+
+
+def ray_standard_deviation(values: list[int]) -> float:
+    r"""RayPlatform's getStandardDeviation (core/statistics.cpp), the figure its
+    Summary.txt prints: each deviation from the mean is truncated to an integer before it
+    is squared,
+
+    .. math:: \sqrt{\tfrac{1}{n} \sum_v \operatorname{trunc}(x_v - \bar x)^2},
+
+    in C int arithmetic (squares wrap to 32 bits, the sum to 64). It equals the population
+    SD when the mean is an integer and the squares fit an int.
+    """
+    mean = ray_average(values)
+    total = 0
+    for v in values:
+        diff = _int32(int(v - mean))
+        total = (total + _int32(diff * diff)) % 2**64
+    return math.sqrt(total / len(values)) if values else math.sqrt(total)
 
 
 def route_statistics(overlay: Overlay) -> RouteStatistics:
@@ -84,6 +125,8 @@ def route_statistics(overlay: Overlay) -> RouteStatistics:
                         "family, from_networkx(G) for a graph of your own")
     st = overlay.statistics()
     n = overlay.size
+    file_relays = (overlay.statistics(shared_counters=True)["relays"]
+                   if overlay.has_load_counters else st["relays"])
     return RouteStatistics(
         family=overlay.family, ranks=n, degree=overlay.degree, digits=overlay.digits,
         arcs=st["arcs"], diameter=st["diameter"], mean_hops=st["mean_hops"],
@@ -91,4 +134,4 @@ def route_statistics(overlay: Overlay) -> RouteStatistics:
         relays=list(st["relays"]),
         out_degrees=[len(overlay.out_neighbors(r)) for r in range(n)],
         connections=[len(overlay.connection_list(r)) for r in range(n)],
-        name=label(overlay))
+        name=label(overlay), file_relays=list(file_relays))

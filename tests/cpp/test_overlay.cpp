@@ -1,10 +1,14 @@
-// Overlay families against shared/reference/overlays.md: the worked example, arcs and next
-// hops that agree, routes that are shortest paths, the error messages, sizes near 4096.
+// Overlay families against docs/overlays.md: the worked example, arcs and next hops that
+// agree, routes that are shortest paths, the error messages, sizes near 4096, and the C
+// library draws behind RayPlatform's random graph.
 #include "overlay.hpp"
+#include "overlays/glibc_rand.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <numeric>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -119,6 +123,7 @@ TEST(Families, ArcsNextHopsAndShortestRoutesAgree) {
       EXPECT_EQ(list, std::vector<int>(expected.begin(), expected.end()));
     }
     EXPECT_EQ(arcs, reversed);  // in_neighbors is the transpose of out_neighbors
+    EXPECT_EQ(o->label(), overlay_label(c.family, o->degree(), o->digits()));
     auto w = o->fresh();
     for (int d = 0; d < n; ++d) {
       std::vector<int> dist = hops_from_bfs(*o, d);
@@ -194,21 +199,21 @@ TEST(Group, RoutesGoThroughTheLeaders) {
 TEST(Polytope, LeastLoadedPositionThenLowestAndFreshResets) {
   auto o = make_overlay("hypercube", 4, 0, 1);  // b=2, L=2
   EXPECT_EQ(o->family(), "polytope");
-  EXPECT_EQ(o->next_hop(0, 3), 1);  // loads equal: position 0
-  EXPECT_EQ(o->next_hop(0, 3), 2);  // load[0][1] = 1 now: position 1
-  EXPECT_EQ(o->next_hop(0, 3), 1);  // equal again
-  EXPECT_EQ(o->next_hop(1, 3), 3);  // counters are per rank: rank 1's are untouched
+  EXPECT_EQ(o->next_hop(0, 0, 3), 1);  // loads equal: position 0
+  EXPECT_EQ(o->next_hop(0, 0, 3), 2);  // load[0][1] = 1 now: position 1
+  EXPECT_EQ(o->next_hop(0, 0, 3), 1);  // equal again
+  EXPECT_EQ(o->next_hop(1, 1, 3), 3);  // counters are per rank: rank 1's are untouched
   auto f = o->fresh();
-  EXPECT_EQ(f->next_hop(0, 3), 1);
+  EXPECT_EQ(f->next_hop(0, 0, 3), 1);
   EXPECT_TRUE(o->has_load_counters());
 }
 
 TEST(Torus, MinusStepBeforePlusStepThenLeastLoaded) {
   auto o = make_overlay("torus", 4, 4, 1);  // a ring of 4
   EXPECT_EQ(o->out_neighbors(0), (std::vector<int>{1, 3}));
-  EXPECT_EQ(o->next_hop(0, 2), 3);  // both ways are 2 steps: -1 first
-  EXPECT_EQ(o->next_hop(0, 2), 1);  // load of symbol 3 is 1 now
-  EXPECT_EQ(o->next_hop(0, 1), 1);  // only +1 is shortest
+  EXPECT_EQ(o->next_hop(0, 0, 2), 3);  // both ways are 2 steps: -1 first
+  EXPECT_EQ(o->next_hop(0, 0, 2), 1);  // load of symbol 3 is 1 now
+  EXPECT_EQ(o->next_hop(0, 0, 1), 1);  // only +1 is shortest
   auto r2 = make_overlay("torus", 8, 0, 1);  // radix 2: -1 and +1 are one neighbour
   EXPECT_EQ(r2->out_neighbors(0), (std::vector<int>{1, 2, 4}));
 }
@@ -227,7 +232,7 @@ TEST(Random, EdgeCountDeterminismAndSymmetry) {
     differs = differs || out != c->out_neighbors(u);
     for (int d = 0; d < 100; ++d)
       if (d != u) {
-        ASSERT_EQ(a->next_hop(u, d), b->next_hop(u, d));
+        ASSERT_EQ(a->next_hop(u, u, d), b->next_hop(u, u, d));
       }
   }
   EXPECT_EQ(arcs, 2 * (100 * 6 / 2));  // n*floor(log2 n)/2 undirected edges
@@ -290,14 +295,15 @@ TEST(TableOverlay, TiesGoToFewerRelaysThenLowerRank) {
 
 TEST(Errors, NameTheNearestSizesAndTheirParameters) {
   EXPECT_EQ(error_of("kautz", 4000), "kautz: 4000 ranks do not fit; nearest sizes 3906 (d=62, D=2) and 4032 (d=63, D=2)");
-  EXPECT_EQ(error_of("debruijn", 4000), "debruijn: 4000 ranks do not fit; nearest sizes 3969 (b=63, D=2) and 4096 (b=64, D=2)");
+  // Without a degree, Ray's default 2: 4096 is B(2, 12), 3969 (no power of 2) B(63, 2).
+  EXPECT_EQ(error_of("debruijn", 4000), "debruijn: 4000 ranks do not fit; nearest sizes 3969 (b=63, D=2) and 4096 (b=2, D=12)");
   EXPECT_EQ(error_of("debruijn", 3), "debruijn: 3 ranks do not fit; nearest size 4 (b=2, D=2)");
   EXPECT_EQ(error_of("torus", 4000), "torus: 4000 ranks do not fit; nearest sizes 2048 (r=2, D=11) and 4096 (r=2, D=12)");
   EXPECT_EQ(error_of("polytope", 1000),
             "polytope: 1000 ranks do not fit; nearest sizes 512 (b=2, L=9) and 1024 (b=2, L=10); "
-            "degree 10 fits 1000 ranks (b=10, L=3)");
-  EXPECT_EQ(error_of("polytope", 1000, 3), "polytope: 1000 ranks do not fit; nearest sizes 729 (b=3, L=6) and 2187 (b=3, L=7); "
-                                           "degree 10 fits 1000 ranks (b=10, L=3)");
+            "degrees that fit 1000 ranks: 10");
+  EXPECT_EQ(error_of("polytope", 1000, 3), "polytope: degree 3 does not fit 1000 ranks; nearest sizes 729 (b=3, L=6) and "
+                                           "2187 (b=3, L=7); degrees that fit 1000 ranks: 10");
   EXPECT_EQ(error_of("random", 3), "random: 3 ranks do not fit (1 edge cannot connect them); nearest sizes 2 and 4");
   EXPECT_EQ(error_of("mesh", 16),
             "unknown overlay family 'mesh'; known: complete, debruijn, kautz, random, group, polytope, hypercube, torus");
@@ -316,8 +322,10 @@ TEST(Shapes, SizesNear4096FromOverlaysMd) {
                                          {"debruijn", 4096, 4, 4, 6},
                                          {"debruijn", 4096, 8, 8, 4},
                                          {"debruijn", 4096, 16, 16, 3},
-                                         {"debruijn", 4096, 0, 64, 2},  // auto: from 1024, largest base
-                                         {"debruijn", 4096, 3, 64, 2},  // 4096 is no power of 3: auto
+                                         {"debruijn", 4096, 0, 2, 12},  // Ray's default degree 2
+                                         {"debruijn", 1024, 0, 2, 10},  // the published 1024-rank run
+                                         {"debruijn", 729, 0, 27, 2},   // no power of 2: from 1024, halved
+                                         {"debruijn", 4096, 64, 64, 2},
                                          {"kautz", 6144, 2, 2, 12},
                                          {"kautz", 5120, 4, 4, 6},
                                          {"kautz", 4608, 8, 8, 4},
@@ -368,4 +376,95 @@ TEST(Memory, DeBruijnOf2To20RanksKeepsNoTable) {
   EXPECT_EQ(k->degree(), 1024);
   EXPECT_EQ(route(*k, 0, k->size() - 1).size(), 3u);
   EXPECT_LT(resident_kib() - before, 1024);  // well under a MiB
+}
+
+TEST(Errors, AnExplicitDegreeThatDoesNotFitIsRefusedNeverReplaced) {
+  EXPECT_EQ(error_of("debruijn", 64, 3),
+            "debruijn: degree 3 does not fit 64 ranks; nearest sizes 27 (b=3, D=3) and 81 (b=3, D=4); "
+            "degrees that fit 64 ranks: 2, 4, 8; degree 0 (RayPlatform's rule) builds b=2, D=6");
+  EXPECT_EQ(error_of("kautz", 12, 5),
+            "kautz: degree 5 does not fit 12 ranks; nearest size 30 (d=5, D=2); degrees that fit 12 ranks: 2, 3; "
+            "degree 0 (RayPlatform's rule) builds d=3, D=2");
+  // A degree as large as the ranks: RayPlatform would halve it to a smaller base.
+  EXPECT_NE(error_of("debruijn", 16, 16).find("degree 16 does not fit 16 ranks"), std::string::npos);
+  EXPECT_EQ(overlay_shape("debruijn", 64, 8).degree, 8);
+}
+
+TEST(Complete, ListsNoSelfConnectionButReceivesFromEveryRank) {
+  auto o = make_overlay("complete", 5, 0, 1);
+  EXPECT_EQ(o->out_neighbors(2), (std::vector<int>{0, 1, 3, 4}));
+  EXPECT_EQ(connection_list(*o, 2), (std::vector<int>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(route_statistics(*o).arcs, 5 * 4);
+}
+
+TEST(SharedCounters, OneLoadTableForAllRanksChangesTheRoutes) {
+  // Hypercube Q2: with per-rank counters, 0 -> 3 and then 1 -> 3 both start on position 0;
+  // with one shared table the second takes the other position.
+  auto per_rank = make_overlay("hypercube", 4, 0, 1)->fresh();
+  auto shared = make_overlay("hypercube", 4, 0, 1)->fresh_with_shared_counters();
+  EXPECT_EQ(per_rank->next_hop(0, 0, 3), 1);
+  EXPECT_EQ(shared->next_hop(0, 0, 3), 1);
+  EXPECT_EQ(per_rank->next_hop(2, 2, 3), 3);
+  EXPECT_EQ(shared->next_hop(2, 2, 3), 3);
+  EXPECT_EQ(per_rank->next_hop(0, 0, 3), 2);
+  // Rank 2's forward moved the shared load[0][1]: rank 0's first hop to 3 changes.
+  auto fresh_shared = make_overlay("hypercube", 4, 0, 1)->fresh_with_shared_counters();
+  auto fresh_per_rank = make_overlay("hypercube", 4, 0, 1)->fresh();
+  EXPECT_EQ(fresh_shared->next_hop(2, 2, 3), 3);
+  EXPECT_EQ(fresh_per_rank->next_hop(2, 2, 3), 3);
+  EXPECT_EQ(fresh_shared->next_hop(0, 0, 3), 2);
+  EXPECT_EQ(fresh_per_rank->next_hop(0, 0, 3), 1);
+  // Route lengths do not depend on the counters; relay events do.
+  RouteStats a = route_statistics(*make_overlay("torus", 27, 3, 1), false);
+  RouteStats b = route_statistics(*make_overlay("torus", 27, 3, 1), true);
+  EXPECT_EQ(a.route_lengths, b.route_lengths);
+}
+
+TEST(GlibcRand, SameDrawsAsTheCLibrary) {
+  for (unsigned seed : {0u, 1u, 2u, 30752u, 2147483647u, 2147483648u, 4294967295u}) {
+    SCOPED_TRACE(seed);
+    std::srand(seed);
+    hopsim::overlays::GlibcRand mine(seed);
+    for (int i = 0; i < 100000; ++i) ASSERT_EQ(mine.rand(), std::rand()) << i;
+  }
+}
+
+TEST(GlibcRand, ShuffleDrawsAsLibstdcxxRandomShuffle) {
+  std::vector<int> theirs(1000), mine(1000);
+  std::iota(theirs.begin(), theirs.end(), 0);
+  std::iota(mine.begin(), mine.end(), 0);
+  hopsim::overlays::GlibcRand rng(0);
+  for (unsigned i = 0; i < 4; ++i) {
+    std::srand(i * i * i + 2 * i);
+    rng.srand(i * i * i + 2 * i);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    std::random_shuffle(theirs.begin(), theirs.end());
+#pragma GCC diagnostic pop
+    hopsim::overlays::random_shuffle_like_libstdcxx(mine.data(), mine.data() + mine.size(), rng);
+  }
+  EXPECT_EQ(mine, theirs);
+}
+
+TEST(RayRandom, RoutesDependOnTheSourceAndAreShortest) {
+  auto o = make_overlay("ray-random", 64, 0, 12345);  // the seed is not used
+  EXPECT_EQ(o->family(), "random");
+  EXPECT_TRUE(o->routes_depend_on_origin());
+  auto again = make_overlay("ray-random", 64, 0, 1);
+  int differ = 0;
+  for (int d = 0; d < 64; ++d) {
+    std::vector<int> dist = hops_from_bfs(*o, d);
+    for (int s = 0; s < 64; ++s) {
+      std::vector<int> r = route(*o, s, d);
+      ASSERT_EQ(r, route(*again, s, d));
+      EXPECT_EQ(static_cast<int>(r.size()) - 1, dist[s]);
+      // Where the route from s passes through a relay v, v's own route to d may differ.
+      for (size_t i = 1; i + 1 < r.size(); ++i) differ += route(*o, r[i], d)[1] != r[i + 1];
+    }
+  }
+  EXPECT_GT(differ, 0);
+  int64_t arcs = 0;
+  for (int u = 0; u < 64; ++u) arcs += static_cast<int64_t>(o->out_neighbors(u).size());
+  EXPECT_EQ(arcs, 2 * (64 * 6 / 2));
+  EXPECT_NE(error_of("ray-random", 5000).find("at most 4096"), std::string::npos);
 }
