@@ -1,0 +1,96 @@
+"""Per-size breakpoints of a time-versus-size curve: segmented least squares.
+
+A ping-pong time t(s) is piecewise linear in the message size: a protocol switch
+(eager to rendezvous) shows as a jump at a size, a token bucket (burst at the link rate,
+then the sustained rate) as a change of slope without a jump. segments() finds the
+breakpoints by exact segmented regression (every split of the sorted sizes into 1 to
+max_segments runs of at least min_points, each run a linear least-squares fit on
+relative residuals, the count chosen by BIC) and classify() names each breakpoint.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Segment:
+    first_bytes: int
+    last_bytes: int
+    intercept_us: float
+    slope_us_per_byte: float
+    rms_rel: float      # root mean square of (fit - t) / t over the segment's points
+    points: int
+
+    def at(self, s: float) -> float:
+        return self.intercept_us + self.slope_us_per_byte * s
+
+    @property
+    def bandwidth_gbps(self) -> float:
+        return 8e-3 / self.slope_us_per_byte if self.slope_us_per_byte > 0 else math.inf
+
+
+@dataclass(frozen=True)
+class Breakpoint:
+    below_bytes: int    # last size of the lower segment
+    above_bytes: int    # first size of the upper segment
+    jump_us: float      # upper minus lower fit, at above_bytes
+    kind: str           # "protocol" (a jump) or "rate" (a slope change only)
+
+
+def _fit(s: np.ndarray, t: np.ndarray) -> tuple[float, float, float]:
+    """Line through (s, t) minimising relative residuals; (a, b, sum of squares)."""
+    w = 1.0 / t
+    A = np.stack([w, s * w], axis=1)
+    if len(s) == 1 or np.ptp(s) == 0:
+        a, b = float(np.average(t, weights=w * w)), 0.0
+    else:
+        (a, b), *_ = np.linalg.lstsq(A, np.ones_like(t), rcond=None)
+    r = (a + b * s) * w - 1.0
+    return float(a), float(b), float(r @ r)
+
+
+def segments(sizes, times, max_segments: int = 3, min_points: int = 4) -> list[Segment]:
+    """The BIC-best split of the curve into up to max_segments linear pieces."""
+    s = np.asarray(sizes, dtype=float)
+    t = np.asarray(times, dtype=float)
+    order = np.argsort(s, kind="stable")
+    s, t = s[order], t[order]
+    # Breaks only between distinct sizes (repeated sizes are trials of one case).
+    cuts = [i for i in range(1, len(s)) if s[i] != s[i - 1]]
+    n = len(s)
+    best = None
+    for k in range(1, max_segments + 1):
+        for chosen in itertools.combinations(cuts, k - 1):
+            bounds = (0,) + chosen + (n,)
+            if any(b - a < min_points for a, b in zip(bounds, bounds[1:])):
+                continue
+            fits = [_fit(s[a:b], t[a:b]) for a, b in zip(bounds, bounds[1:])]
+            sse = sum(f[2] for f in fits)
+            params = 3 * k - 1   # two per line, one per breakpoint
+            bic = n * math.log(max(sse / n, 1e-300)) + params * math.log(n)
+            if best is None or bic < best[0] - 1e-9:
+                best = (bic, bounds, fits)
+    if best is None:
+        raise ValueError(f"at least {min_points} points are needed, got {n}")
+    _, bounds, fits = best
+    return [Segment(int(s[a]), int(s[b - 1]), a_, b_, math.sqrt(sse / (b - a)), b - a)
+            for (a, b), (a_, b_, sse) in zip(zip(bounds, bounds[1:]), fits)]
+
+
+def classify(segs: list[Segment], jump_rel: float = 0.10) -> list[Breakpoint]:
+    """A breakpoint whose upper fit exceeds the lower one by more than jump_rel (and
+    three times the segments' scatter) at the first upper size is a protocol switch;
+    otherwise the slope changed without a jump: a rate change such as a token bucket."""
+    out = []
+    for lo, hi in zip(segs, segs[1:]):
+        at = hi.first_bytes
+        jump = hi.at(at) - lo.at(at)
+        scatter = 3 * max(lo.rms_rel, hi.rms_rel)
+        rel = jump / max(lo.at(at), 1e-12)
+        kind = "protocol" if rel > max(jump_rel, scatter) else "rate"
+        out.append(Breakpoint(lo.last_bytes, hi.first_bytes, jump, kind))
+    return out
