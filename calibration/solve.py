@@ -24,4 +24,4 @@ def solve(f, target: float, lo: float, hi: float, xtol: float, what: str) -> flo
         return lo
     if f_hi == target:
         return hi
-    return brentq(lambda x: f(x) - target, lo, hi, xtol=xtol, rtol=4 * 2.2e-16)
+    return brentq(lambda x: f(x) - target, lo, hi, xtol=xtol)
