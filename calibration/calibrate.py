@@ -38,7 +38,8 @@ def _base(base, name: str, nodes, ranks_per_node) -> tuple[Platform, set[str]]:
     if base is not None:
         p = platforms.load(base)
         given = set(FILE_KEYS.values())
-        prov = {k: f"from --base {base}: {v}" for k, v in p.provenance.items()}
+        label = base if isinstance(base, str) else p.name
+        prov = {k: f"from --base {label}: {v}" for k, v in p.provenance.items()}
         p = p.replace(name=name, provenance=prov,
                       description=f"calibrated by hopsim calibrate, rest from {p.name}")
     else:
@@ -57,6 +58,8 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
                     argv=None) -> CalibrationResult:
     measurements = [m for f in files for m in parse_file(f)]
     platform, given = _base(base, name, nodes, ranks_per_node)
+    if base is not None and not isinstance(base, str):
+        base = getattr(base, "name", str(base))
     fit = calibrate(measurements, platform, ranks_per_node)
     fitted_keys = {f.key for f in fit.fitted}
     missing = [k for k in _NEEDS if k not in fitted_keys and k not in given]

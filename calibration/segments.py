@@ -41,6 +41,9 @@ class Breakpoint:
     kind: str           # "protocol" (a jump) or "rate" (a slope change only)
 
 
+RESOLUTION = 1e-4
+
+
 def _fit(s: np.ndarray, t: np.ndarray) -> tuple[float, float, float]:
     """Line through (s, t) minimising relative residuals; (a, b, sum of squares)."""
     w = 1.0 / t
@@ -71,7 +74,9 @@ def segments(sizes, times, max_segments: int = 3, min_points: int = 4) -> list[S
             fits = [_fit(s[a:b], t[a:b]) for a, b in zip(bounds, bounds[1:])]
             sse = sum(f[2] for f in fits)
             params = 3 * k - 1   # two per line, one per breakpoint
-            bic = n * math.log(max(sse / n, 1e-300)) + params * math.log(n)
+            # Residuals below 0.01% are below what the tools print (two decimals): a
+            # floor keeps exact data from buying segments with rounding noise.
+            bic = n * math.log(max(sse / n, RESOLUTION**2)) + params * math.log(n)
             if best is None or bic < best[0] - 1e-9:
                 best = (bic, bounds, fits)
     if best is None:
