@@ -5,13 +5,19 @@ hopsim.platforms.derive (preset values from published figures).
 """
 from __future__ import annotations
 
-from scipy.optimize import brentq
+from scipy.optimize import bisect, brentq
 
 from ..errors import InputError
 
 
-def solve(f, target: float, lo: float, hi: float, xtol: float, what: str) -> float:
-    """x in [lo, hi] with f(x) = target, f monotone (either way), by Brent's method.
+def solve(f, target: float, lo: float, hi: float, xtol: float, what: str,
+          method: str = "brentq") -> float:
+    """x in [lo, hi] with f(x) = target, f monotone (either way), by Brent's method or,
+    with method="bisect", by bisection (scipy's both).
+
+    A simulated statistic binned in whole microseconds is a step function of a platform
+    value: different root finders then stop on different steps, all within xtol of a
+    crossing. Bisection is what reproduces numbers fitted by bisection before.
 
     InputError naming `what` when the target lies outside [f(lo), f(hi)]: the model
     cannot reach the measured value with this parameter alone.
@@ -24,4 +30,5 @@ def solve(f, target: float, lo: float, hi: float, xtol: float, what: str) -> flo
         return lo
     if f_hi == target:
         return hi
-    return brentq(lambda x: f(x) - target, lo, hi, xtol=xtol)
+    finder = {"brentq": brentq, "bisect": bisect}[method]
+    return finder(lambda x: f(x) - target, lo, hi, xtol=xtol)

@@ -106,8 +106,12 @@ def _simulate_group(platform, cases: list[Case], seed: int = 1) -> None:
     run = dict(first.run)
     if "sizes" in run:
         run["sizes"] = sorted({c.bytes for c in cases})
-    result = simulate(platform, first.workload, ranks=first.ranks,
-                      ranks_per_node=first.ranks_per_node, seed=seed, **run).results
+    try:
+        result = simulate(platform, first.workload, ranks=first.ranks,
+                          ranks_per_node=first.ranks_per_node, seed=seed, **run).results
+    except InputError as e:
+        raise InputError(f"{first.file}:{first.line}: cannot replay {first.label()}: {e} "
+                         f"(--nodes and --ranks-per-node set the placement)") from None
     if first.workload in _SIM_STAT:
         by_size = {r["bytes"]: r[_SIM_STAT[first.workload]] for r in result["rows"]}
         for c in cases:

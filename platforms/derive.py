@@ -3,7 +3,8 @@
     python -m hopsim.platforms.derive [PRESET ...]
 
 For each preset, the values no publication lists (docs/calibration.md) are solved for
-with Brent's method over the engine (hopsim.calibration.solve, scipy's brentq) so that
+over the engine by hopsim.calibration.solve (scipy's bisect: the figures are step
+functions of the value, and bisection lands on the steps the presets record) so that
 the simulated workload reproduces a published figure; the other published figures for
 the same environment are then simulated as a check, not fitted. The printed values go
 into the preset file together with this command and its output (see the presets'
@@ -92,7 +93,7 @@ def fit(platform, field: str, figure: Figure, lo: float, hi: float, tol: float) 
     one, to within tol in the value (Brent's method over the engine)."""
     try:
         return solve(lambda x: measure(platform.replace(**{field: x}), figure),
-                     figure.value_us, lo, hi, tol, f"{platform.name}: {field}")
+                     figure.value_us, lo, hi, tol, f"{platform.name}: {field}", method="bisect")
     except InputError as e:
         raise SystemExit(f"derive: {e}") from None
 
