@@ -43,15 +43,38 @@ def simgrid_texts(platform, segments=(), eager_threshold: int | None = None) -> 
     bw, lat = [], []
     for seg in segments:
         start = 0 if not bw else seg.first_bytes
-        seg_bw = seg.bandwidth_gbps
-        bw.append(f"{start}:{_num(min(seg_bw / p.bandwidth_gbps, 1e6) if seg_bw != float('inf') else 1)}")
-        lat.append(f"{start}:{_num(max(seg.intercept_us, 0) / p.latency_us if p.latency_us else 1)}")
+        bw.append(f"{start}:{_num(_bw_factor(seg, p.bandwidth_gbps))}")
+        lat.append(f"{start}:{_num(_lat_factor(seg, p.latency_us, p.bandwidth_gbps))}")
     flags.append(f"--cfg=smpi/bw-factor:{';'.join(bw) or '0:1'}")
     flags.append(f"--cfg=smpi/lat-factor:{';'.join(lat) or '0:1'}")
     if eager_threshold is not None:
         flags += [f"--cfg=smpi/async-small-thresh:{eager_threshold}",
                   f"--cfg=smpi/send-is-detached-thresh:{eager_threshold}"]
     return xml, "\n".join(flags) + "\n"
+
+
+def _determined(seg) -> bool:
+    """Whether a segment's slope is a bandwidth: its serialisation is at least a tenth
+    of its time at its largest size. Below that (small messages) the slope is noise."""
+    end = seg.at(seg.last_bytes)
+    return seg.slope_us_per_byte > 0 and end > 0 and \
+        seg.slope_us_per_byte * seg.last_bytes >= 0.1 * end
+
+
+def _bw_factor(seg, bandwidth_gbps: float) -> float:
+    return seg.bandwidth_gbps / bandwidth_gbps if _determined(seg) else 1.0
+
+
+def _lat_factor(seg, latency_us: float, bandwidth_gbps: float) -> float:
+    """The factor that gives the segment's time at its middle size, given the bandwidth
+    SMPI will use for it."""
+    if not latency_us:
+        return 1.0
+    if _determined(seg):
+        return max(seg.intercept_us, 0.0) / latency_us
+    mid = (seg.first_bytes + seg.last_bytes) / 2
+    wire = mid * 8e-3 / bandwidth_gbps
+    return max(seg.at(mid) - wire, 0.0) / latency_us
 
 
 def write_simgrid(platform, xml_path: Path, cfg_path: Path, segments=(),
