@@ -52,21 +52,26 @@ class Data:
     pingpong: list[Point] = field(default_factory=list)
     roundtrip: list[Measurement] = field(default_factory=list)
     ranks_per_node: int = 1
+    placed: list[Measurement] = field(default_factory=list)  # 2+ ranks/node on 2+ nodes
     unused: list[Measurement] = field(default_factory=list)
 
     @classmethod
     def of(cls, measurements: list[Measurement], ranks_per_node: int | None) -> "Data":
         d = cls()
-        rpns = {m.ranks_per_node for m in measurements if m.ranks_per_node}
-        d.ranks_per_node = ranks_per_node or (min(rpns) if rpns else 1)
         for m in measurements:
-            if m.rank is None and m.workload == "pingpong" and (m.tool, m.statistic) in PINGPONG_STATS:
+            if (m.rank is None and m.ranks_per_node and m.ranks_per_node >= 2
+                    and m.ranks > m.ranks_per_node and m.workload in ("exchange", "roundtrip")):
+                d.placed.append(m)
+            elif m.rank is None and m.workload == "pingpong" and (m.tool, m.statistic) in PINGPONG_STATS:
                 d.pingpong.append(Point(m.size, m.value, m))
             elif (m.rank is None and (m.tool, m.statistic) in ROUNDTRIP_STATS
                   and m.size is not None):
                 d.roundtrip.append(m)
             else:
                 d.unused.append(m)
+        # Where the ping-pong ranks sat: the flag, else what the files say, else apart.
+        rpns = {p.m.ranks_per_node for p in d.pingpong if p.m.ranks_per_node}
+        d.ranks_per_node = ranks_per_node or (min(rpns) if rpns else 1)
         return d
 
     @property
@@ -226,6 +231,33 @@ class RoundTripSolve(Fitter):
                        f"{sim:.6g} us ({100 * (sim - m.value) / m.value:+.2f}%)")], None
 
 
+class NicMessage(Fitter):
+    """The per-node NIC message cost: a run with several ranks per node on two or more
+    nodes (the file must record its placement, as hopsim's and live JSON do), solved for
+    by Brent's method over the engine once latency and bandwidth are set."""
+
+    name = "per-node NIC message cost"
+    keys = ("network.nic_message_us",)
+
+    def fit(self, data, platform, state):
+        from .validate import case_of
+        placed = [m for m in data.placed if case_of(m) is not None]
+        if not placed:
+            return [], ("needs an exchange or round-trip run with 2+ ranks per node on 2+ "
+                        "nodes, from a file that records ranks_per_node (hopsim or live JSON)")
+        m = placed[0]
+        case = case_of(m)
+        if case.workload == "roundtrip":
+            case.run["exchanges"] = min(case.run["exchanges"], FIT_EXCHANGES)
+        f = lambda x: case.simulate(platform.replace(nic_message_us=x))
+        x = solve(f, m.value, 0.0, m.value, 1e-6, f"network.nic_message_us from {m.where}")
+        sim = f(_stored(x))
+        return [Fitted("network.nic_message_us", _stored(x),
+                       f"fit: Brent's method over the engine so that {case.label()} gives the "
+                       f"measured {m.statistic} {m.value:.6g} us ({m.where}); simulated "
+                       f"{sim:.6g} us ({100 * (sim - m.value) / m.value:+.2f}%)")], None
+
+
 class Noise(Fitter):
     """A lognormal delay from repeated trials of one case: median and log-SD of each
     trial's excess over the case's fastest trial."""
@@ -254,7 +286,8 @@ class Noise(Fitter):
 
 def fitters(intranode: bool) -> list[Fitter]:
     # Breakpoint fitters first: they decide whether the line fit may use segments.
-    return [ProtocolThreshold(), TokenBucket(), PingPongLine(intranode), RoundTripSolve(), Noise()]
+    return [ProtocolThreshold(), TokenBucket(), PingPongLine(intranode), RoundTripSolve(),
+            NicMessage(), Noise()]
 
 
 @dataclass

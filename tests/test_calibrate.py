@@ -108,12 +108,29 @@ def test_engine_model_fitters_wait_for_their_platform_keys(monkeypatch, tmp_path
     r = calibrate_files([str(path)], ranks_per_node=1)
     skipped = dict(r.fit.skipped)
     for name, key in (("eager threshold", "host.eager_threshold_bytes"),
-                      ("token bucket", "network.bucket_gbps"), ("noise", "noise.median_us")):
+                      ("token bucket", "network.bucket_gbps"), ("noise", "noise.median_us"),
+                      ("per-node NIC message cost", "network.nic_message_us")):
         if key not in fit_mod.FILE_KEYS.values():
             assert key in skipped[name] and "schema" in skipped[name]
-    keys = dict(fit_mod.FILE_KEYS, eager_threshold_bytes="host.eager_threshold_bytes")
+    keys = dict(fit_mod.FILE_KEYS, eager_threshold_bytes="host.eager_threshold_bytes",
+                nic_message_us="network.nic_message_us")
     monkeypatch.setattr(fit_mod, "FILE_KEYS", keys)
     assert fit_mod.ProtocolThreshold().enabled() is None
+    # Enabled, the NIC fitter still needs a run that puts several ranks on a node.
+    assert fit_mod.NicMessage().enabled() is None
+    out, why = fit_mod.NicMessage().fit(r.fit.data, r.fit.platform, {})
+    assert out == [] and "ranks per node" in why
+
+
+def test_runs_with_several_ranks_per_node_are_kept_apart_from_the_ping_pong(tmp_path):
+    pp, _ = _write_json(tmp_path, "ec2-10gbe", "pingpong", "pp.json", ranks=2, sizes=SIZES,
+                        iterations=5)
+    ex, _ = _write_json(tmp_path, "ec2-10gbe", "exchange", "ex.json", ranks=8, ranks_per_node=2,
+                        sizes=[0, 1024], repetitions=5)
+    from hopsim.calibration.parsers import parse_file
+    data = fit_mod.Data.of(parse_file(pp) + parse_file(ex), None)
+    assert not data.intranode and data.ranks_per_node == 1
+    assert {m.ranks_per_node for m in data.placed} == {2} and len(data.pingpong) == len(SIZES)
 
 
 def test_protocol_fitter_reads_the_jump_once_enabled(monkeypatch):
