@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import least_squares
 
+from ..errors import InputError
 from ..platforms.platform import FILE_KEYS, Platform
 from .measurement import Measurement
 from .segments import Segment, classify, segments
@@ -222,7 +223,12 @@ class RoundTripSolve(Fitter):
             key, field_, lo, hi = ("network.latency_us", "latency_us", 0.0, m.value)
         case.run["exchanges"] = min(case.run.get("exchanges", FIT_EXCHANGES), FIT_EXCHANGES)
         f = lambda x: case.simulate(platform.replace(**{field_: x}))
-        x = solve(f, m.value, lo, hi, 1e-6, f"{key} from {m.where}")
+        try:
+            x = solve(f, m.value, lo, hi, 1e-6, f"{key} from {m.where}")
+        except InputError as e:
+            # Typically: the round trip at pass_us = 0 is already as slow as measured,
+            # the ping-pong latency explaining all of it.
+            return [], f"not reachable with {key} alone: {e}"
         sim = f(_stored(x))
         return [Fitted(key, _stored(x),
                        f"fit: Brent's method over the engine so that {case.label()} "

@@ -30,5 +30,23 @@ def solve(f, target: float, lo: float, hi: float, xtol: float, what: str,
         return lo
     if f_hi == target:
         return hi
-    finder = {"brentq": brentq, "bisect": bisect}[method]
-    return finder(lambda x: f(x) - target, lo, hi, xtol=xtol)
+    if method == "brentq":
+        return brentq(lambda x: f(x) - target, lo, hi, xtol=xtol)
+    if method != "bisect":
+        raise ValueError(f"method: brentq or bisect, got {method!r}")
+    # scipy's bisect returns its last midpoint; the centre of the final bracket (half a
+    # step further, towards the side the last midpoint excluded) is the better estimate
+    # and the value the presets were fitted with. f(root) is cached, not re-simulated.
+    seen = {}
+
+    def g(x):
+        if x not in seen:
+            seen[x] = f(x) - target
+        return seen[x]
+
+    root, info = bisect(g, lo, hi, xtol=xtol, full_output=True, disp=False)
+    if g(root) == 0:
+        return root
+    step = (hi - lo) / 2 ** info.iterations
+    rising = f_hi > f_lo
+    return root + step / 2 if (g(root) < 0) == rising else root - step / 2

@@ -88,14 +88,20 @@ def measure(platform, figure: Figure) -> float:
     return value
 
 
-def fit(platform, field: str, figure: Figure, lo: float, hi: float, tol: float) -> float:
-    """The value of field in [lo, hi] for which the simulated figure equals the published
-    one, to within tol in the value (Brent's method over the engine)."""
+def bisect(f, target: float, lo: float, hi: float, tol: float) -> float:
+    """x in [lo, hi] with f(x) = target for a monotone f, to within tol in x: scipy's
+    bisection (hopsim.calibration.solve). The figures are step functions of a platform
+    value (round trips in whole microseconds), so the root finder decides which step a
+    fit lands on: bisection is what the presets' values come from."""
     try:
-        return solve(lambda x: measure(platform.replace(**{field: x}), figure),
-                     figure.value_us, lo, hi, tol, f"{platform.name}: {field}", method="bisect")
+        return solve(f, target, lo, hi, tol, "derive", method="bisect")
     except InputError as e:
         raise SystemExit(f"derive: {e}") from None
+
+
+def fit(platform, field: str, figure: Figure, lo: float, hi: float, tol: float) -> float:
+    return bisect(lambda x: measure(platform.replace(**{field: x}), figure),
+                  figure.value_us, lo, hi, tol)
 
 
 def _stored(x: float) -> float:
