@@ -44,16 +44,29 @@ class Breakpoint:
 RESOLUTION = 1e-4
 
 
-def _fit(s: np.ndarray, t: np.ndarray) -> tuple[float, float, float]:
-    """Line through (s, t) minimising relative residuals; (a, b, sum of squares)."""
-    w = 1.0 / t
-    A = np.stack([w, s * w], axis=1)
-    if len(s) == 1 or np.ptp(s) == 0:
-        a, b = float(np.average(t, weights=w * w)), 0.0
-    else:
-        (a, b), *_ = np.linalg.lstsq(A, np.ones_like(t), rcond=None)
-    r = (a + b * s) * w - 1.0
-    return float(a), float(b), float(r @ r)
+class _Runs:
+    """Relative least-squares lines over any run s[i:j] in O(1), from prefix sums.
+
+    Minimises sum(((a + b x) w - 1)^2) with w = 1/t and x = s / scale (scaled so that
+    the normal equations stay well conditioned up to 4 MiB sizes)."""
+
+    def __init__(self, s: np.ndarray, t: np.ndarray):
+        self.scale = float(max(np.max(s), 1.0))
+        x, w = s / self.scale, 1.0 / t
+        cols = [w, x * w, w * w, x * w * w, x * x * w * w, np.ones_like(w)]
+        self.c = [np.concatenate([[0.0], np.cumsum(c)]) for c in cols]
+
+    def fit(self, i: int, j: int) -> tuple[float, float, float]:
+        """(intercept, slope per byte, sum of squared relative residuals) of s[i:j]."""
+        sw, sxw, sww, sxww, sxxww, n = (c[j] - c[i] for c in self.c)
+        det = sww * sxxww - sxww * sxww
+        if j - i < 2 or det <= 1e-12 * sww * sxxww:
+            a, b = sw / sww, 0.0   # one size (or repeats of one): a constant
+        else:
+            a = (sw * sxxww - sxw * sxww) / det
+            b = (sww * sxw - sxww * sw) / det
+        sse = n - 2 * (a * sw + b * sxw) + a * a * sww + 2 * a * b * sxww + b * b * sxxww
+        return float(a), float(b) / self.scale, max(float(sse), 0.0)
 
 
 def segments(sizes, times, max_segments: int = 3, min_points: int = 4) -> list[Segment]:
@@ -62,6 +75,7 @@ def segments(sizes, times, max_segments: int = 3, min_points: int = 4) -> list[S
     t = np.asarray(times, dtype=float)
     order = np.argsort(s, kind="stable")
     s, t = s[order], t[order]
+    runs = _Runs(s, t)
     # Breaks only between distinct sizes (repeated sizes are trials of one case).
     cuts = [i for i in range(1, len(s)) if s[i] != s[i - 1]]
     n = len(s)
@@ -71,7 +85,7 @@ def segments(sizes, times, max_segments: int = 3, min_points: int = 4) -> list[S
             bounds = (0,) + chosen + (n,)
             if any(b - a < min_points for a, b in zip(bounds, bounds[1:])):
                 continue
-            fits = [_fit(s[a:b], t[a:b]) for a, b in zip(bounds, bounds[1:])]
+            fits = [runs.fit(a, b) for a, b in zip(bounds, bounds[1:])]
             sse = sum(f[2] for f in fits)
             params = 3 * k - 1   # two per line, one per breakpoint
             # Residuals below 0.01% are below what the tools print (two decimals): a

@@ -254,3 +254,32 @@ def test_smpi_runs_the_exported_platform_and_follows_the_fitted_segments(tmp_pat
     for s in sizes:
         seg = next(g for g in segs if g.first_bytes <= s <= g.last_bytes)
         assert float(got[str(s)]) == pytest.approx(seg.at(s), rel=0.02), s
+
+
+from hypothesis import given, settings, strategies as st
+
+
+@settings(max_examples=30, deadline=None)
+@given(latency=st.floats(0.5, 500), gbps=st.floats(0.05, 100),
+       k=st.integers(8, 18), jump=st.floats(0.3, 3.0), slower=st.floats(2.0, 20.0),
+       kind=st.sampled_from(["protocol", "rate"]))
+def test_segments_name_any_clean_break(latency, gbps, k, jump, slower, kind):
+    """A clean curve with one break at 2^k bytes (4+ sizes either side): a jump of jump x the time there is a
+    protocol switch; a slope slower x steeper from there, continuous, is a rate change."""
+    at = 2**k
+    slope = 8e-3 / gbps
+    sizes = [0] + [2**i for i in range(0, 23)]
+
+    def t(s):
+        base = latency + slope * s
+        if s <= at:
+            return base
+        if kind == "protocol":
+            return base + jump * (latency + slope * at)
+        return latency + slope * at + slope * slower * (s - at)
+
+    segs = segments(sizes, [t(s) for s in sizes])
+    breaks = classify(segs)
+    assert [b.kind for b in breaks] == [kind]
+    # A continuous hinge lies on both lines: the split may fall either side of it.
+    assert breaks[0].below_bytes in ((at,) if kind == "protocol" else (at // 2, at))
