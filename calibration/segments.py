@@ -101,15 +101,21 @@ def segments(sizes, times, max_segments: int = 3, min_points: int = 4) -> list[S
 
 
 def classify(segs: list[Segment], jump_rel: float = 0.10) -> list[Breakpoint]:
-    """A breakpoint whose upper fit exceeds the lower one by more than jump_rel (and
-    three times the segments' scatter) at the first upper size is a protocol switch;
-    otherwise the slope changed without a jump: a rate change such as a token bucket."""
+    """Name each breakpoint. If the two lines cross between the last lower size and the
+    first upper one, the curve is continuous there and only its slope changed: a rate
+    change such as a token bucket. Otherwise the gap between the lines is a jump; a jump
+    above jump_rel of the time (and three times the segments' scatter) is a protocol
+    switch, a smaller one a rate change."""
     out = []
     for lo, hi in zip(segs, segs[1:]):
-        at = hi.first_bytes
-        jump = hi.at(at) - lo.at(at)
+        below, above = lo.last_bytes, hi.first_bytes
+        d_below, d_above = hi.at(below) - lo.at(below), hi.at(above) - lo.at(above)
+        if d_below * d_above <= 0:
+            out.append(Breakpoint(below, above, 0.0, "rate"))
+            continue
+        jump = d_below if abs(d_below) < abs(d_above) else d_above
         scatter = 3 * max(lo.rms_rel, hi.rms_rel)
-        rel = jump / max(lo.at(at), 1e-12)
+        rel = jump / max(lo.at(below), 1e-12)
         kind = "protocol" if rel > max(jump_rel, scatter) else "rate"
-        out.append(Breakpoint(lo.last_bytes, hi.first_bytes, jump, kind))
+        out.append(Breakpoint(below, above, jump, kind))
     return out
