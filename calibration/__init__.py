@@ -1,7 +1,8 @@
-"""Calibration: from real measurements to platform parameters.
+"""Calibration: from real measurements to platform parameters, and back to a verdict.
 
-Measurement parsers (OSU, IMB, NetPIPE, latency_checker, Ray, hopbench live runs), the
-one Measurement shape they produce, and the fits that turn them into a Platform arrive
-with a later issue. Until then, presets are derived by hopsim.platforms.derive, which
-fits individual platform values to published figures by bisection over the engine.
+    parsers     the tools' outputs (OSU, IMB, NetPIPE, latency_checker, Ray, hopsim JSON)
+                -> Measurement lists (docs/calibration.md)
+    fit         one fitter per parameter group; calibrate.calibrate_files() runs them
+    validate    measured versus simulated, case by case (docs/validation.md)
+    solve       root finding over the engine, shared with hopsim.platforms.derive
 """

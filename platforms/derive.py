@@ -2,13 +2,15 @@
 
     python -m hopsim.platforms.derive [PRESET ...]
 
-For each preset, the values platforms.md does not list are fitted by bisection so that
+For each preset, the values no publication lists (docs/calibration.md) are solved for
+over the engine by hopsim.calibration.solve (scipy's bisect: the figures are step
+functions of the value, and bisection lands on the steps the presets record) so that
 the simulated workload reproduces a published figure; the other published figures for
 the same environment are then simulated as a check, not fitted. The printed values go
 into the preset file together with this command and its output (see the presets'
 [provenance] tables), and tests/test_presets.py re-simulates the fitted figures.
 
-ec2-10gbe   network.latency_us fitted to latency_checker's average of average round
+ec2-10gbe   network.latency_us solved to latency_checker's average of average round
             trips on 10 ranks, 1 per instance (235.200785 us).
 qlogic-ib   network.latency_us fitted to Ray's any-source mean round trip on 36 ranks
             (16 us) and host.pass_us to its round-robin one (18 us), alternately until
@@ -16,7 +18,7 @@ qlogic-ib   network.latency_us fitted to Ray's any-source mean round trip on 36 
 qdr-ib      host.pass_us fitted to Ray's round-robin AverageForAllRanks on 1024 ranks
             with routing off (1081.61 us); the latency is qlogic-ib's fit, reused. The
             published run made 1000 round trips per rank; the fit simulates 100 (a
-            1024-rank run of 1000 takes too long to bisect over).
+            1024-rank run of 1000 takes too long to solve over).
 """
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ import sys
 from dataclasses import dataclass
 
 from ..api import simulate
+from ..calibration.solve import solve
+from ..errors import InputError
 from .presets import load_preset
 
 
@@ -38,7 +42,7 @@ class Figure:
     run: dict                # keyword arguments of hopsim.simulate beyond the platform
 
 
-# platforms.md, "Amazon EC2 cc2.8xlarge, 10 instances in one placement group (2013)".
+# Published figures (docs/calibration.md), "Amazon EC2 cc2.8xlarge, 10 instances in one placement group (2013)".
 # latency_checker: 4000-byte request and reply, 10000 exchanges per rank, and every rank
 # seeded with srand(time(NULL)): one destination sequence shared by all ranks.
 _LC = dict(workload="roundtrip", request_bytes=4000, reply_bytes=4000, exchanges=10000,
@@ -48,7 +52,7 @@ EC2_10_RANKS = Figure("latency_checker 10 ranks, 1 per instance", 235.200785,
 EC2_20_RANKS = Figure("latency_checker 20 ranks, 2 per instance", 313.960899,
                       ("lc_average_of_averages_us",), dict(_LC, ranks=20, ranks_per_node=2))
 
-# platforms.md, "InfiniBand and QLogic clusters running Ray's network test (2011-2012)".
+# Published figures (docs/calibration.md), "InfiniBand and QLogic clusters running Ray's network test (2011-2012)".
 # RayPlatform 1.0.x network test: 4000-byte request, empty reply, 1000 round trips per
 # rank, no routing. Node size is not published: 12 ranks per node places both published
 # rank counts (36, 120) on whole nodes.
@@ -60,9 +64,9 @@ QLOGIC = {
 }
 
 
-# platforms.md: a QDR InfiniBand cluster, 64 nodes x 16 cores = 1024 ranks, round-robin
+# Published figures (docs/calibration.md): a QDR InfiniBand cluster, 64 nodes x 16 cores = 1024 ranks, round-robin
 # reception, routing off (complete graph): AverageForAllRanks 1081.61 us. The run made
-# 1000 round trips per rank; 100 here keeps a bisection over 1024 ranks to about a minute.
+# 1000 round trips per rank; 100 here keeps a fit over 1024 ranks to about a minute.
 QDR_EXCHANGES = 100
 QDR_1024 = Figure("Ray network test 1024 ranks, 16 per node, round-robin, complete graph "
                   f"({QDR_EXCHANGES} round trips per rank)", 1081.61,
@@ -85,17 +89,14 @@ def measure(platform, figure: Figure) -> float:
 
 
 def bisect(f, target: float, lo: float, hi: float, tol: float) -> float:
-    """x in [lo, hi] with f(x) = target for an increasing f, to within tol in x."""
-    f_lo, f_hi = f(lo), f(hi)
-    if not f_lo <= target <= f_hi:
-        raise SystemExit(f"derive: target {target} outside [{f_lo}, {f_hi}] over [{lo}, {hi}]")
-    while hi - lo > tol:
-        mid = (lo + hi) / 2
-        if f(mid) < target:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
+    """x in [lo, hi] with f(x) = target for a monotone f, to within tol in x: scipy's
+    bisection (hopsim.calibration.solve). The figures are step functions of a platform
+    value (round trips in whole microseconds), so the root finder decides which step a
+    fit lands on: bisection is what the presets' values come from."""
+    try:
+        return solve(f, target, lo, hi, tol, "derive", method="bisect")
+    except InputError as e:
+        raise SystemExit(f"derive: {e}") from None
 
 
 def fit(platform, field: str, figure: Figure, lo: float, hi: float, tol: float) -> float:

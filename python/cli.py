@@ -1,4 +1,4 @@
-"""The hopsim command: simulate, run, platforms, topology.
+"""The hopsim command: simulate, run, platforms, topology, validate, calibrate.
 
 Any bad input ends with one line on stderr naming the problem and exit status 2, with
 no traceback and no output file left behind.
@@ -161,8 +161,12 @@ def build_parser(argv: list[str]):
     _add_run(sub)
     _add_platforms(sub)
     topology_run = _add_topology(sub, argv)
+    from .calibration import cli as calibration_cli
+    calibration_cli.add_validate(sub)
+    calibration_cli.add_calibrate(sub)
     runners = {"simulate": _run_simulate, "run": _run_run, "platforms": _run_platforms,
-               "topology": topology_run}
+               "topology": topology_run, "validate": calibration_cli.run_validate,
+               "calibrate": calibration_cli.run_calibrate}
     return parser, runners
 
 

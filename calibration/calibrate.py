@@ -1,0 +1,128 @@
+"""calibrate_files(): measurement files -> a fitted Platform, its file and its report.
+
+    from hopsim.calibration.calibrate import calibrate_files
+    r = calibrate_files(["osu.txt", "np.out"], base="two-nodes", ranks_per_node=1)
+    r.fit.platform      # the Platform; r.toml, r.simgrid_xml, r.smpi_flags, r.text
+"""
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+from ..errors import InputError
+from ..platforms.platform import FILE_KEYS, Platform
+from .fit import FitReport, calibrate
+from .parsers import parse_file
+from .platform_file import platform_toml
+from .simgrid_export import simgrid_texts
+from .validate import Case, _simulate_group
+
+# What a platform needs that no measurement here can give: placeholders only while the
+# fit runs; any of them not fitted and not from --base makes calibrate refuse.
+_NEEDS = ("network.latency_us", "network.bandwidth_gbps")
+
+
+@dataclass
+class CalibrationResult:
+    fit: FitReport
+    toml: str
+    simgrid_xml: str
+    smpi_flags: str
+    text: str
+    simulated: dict[int, float]
+
+
+def _base(base, name: str, nodes, ranks_per_node) -> tuple[Platform, set[str]]:
+    from .. import platforms
+
+    if base is not None:
+        p = platforms.load(base)
+        given = set(FILE_KEYS.values())
+        label = base if isinstance(base, str) else p.name
+        prov = {k: f"from --base {label}: {v}" for k, v in p.provenance.items()}
+        p = p.replace(name=name, provenance=prov,
+                      description=f"calibrated by hopsim calibrate, rest from {p.name}")
+    else:
+        p = Platform(name=name, nodes=2, cores=1, latency_us=1.0, bandwidth_gbps=1.0,
+                     description="calibrated by hopsim calibrate")
+        given = set()
+    changes = {}
+    if nodes is not None:
+        changes["nodes"] = nodes
+    if ranks_per_node is not None and ranks_per_node > p.cores:
+        changes["cores"] = ranks_per_node
+    return (p.replace(**changes) if changes else p), given
+
+
+def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="calibrated",
+                    argv=None) -> CalibrationResult:
+    measurements = [m for f in files for m in parse_file(f)]
+    platform, given = _base(base, name, nodes, ranks_per_node)
+    if base is not None and not isinstance(base, str):
+        base = getattr(base, "name", str(base))
+    fit = calibrate(measurements, platform, ranks_per_node)
+    fitted_keys = {f.key for f in fit.fitted}
+    missing = [k for k in _NEEDS if k not in fitted_keys and k not in given]
+    if fit.data.intranode:
+        missing = [k for k in missing if k not in ("network.latency_us", "network.bandwidth_gbps")]
+    if missing:
+        raise InputError(f"the files determine no {', '.join(missing)}; give --base PLATFORM "
+                         f"for what the data cannot fit")
+    p = fit.platform
+    prov = dict(p.provenance)
+    for f, key in FILE_KEYS.items():
+        if "." not in key or key in fitted_keys or key in prov or getattr(p, f, None) is None:
+            continue
+        prov[key] = ("from --base " + base if base else
+                     "default (the measurements cannot determine it)")
+    if fit.data.intranode and "network.latency_us" not in fitted_keys and not base:
+        for k in ("network.latency_us", "network.bandwidth_gbps"):
+            prov[k] = ("not determined: the data measured the intra-node path only; "
+                       "placeholder 1.0, replace before simulating across nodes")
+    p = p.replace(provenance=prov)
+    fit.platform = p
+
+    # Residual per size and per round-trip case, from the engine on the fitted platform.
+    simulated = {}
+    lines = [f"calibrated {p.name} from {len(measurements)} measurements in {len(files)} file(s)"]
+    if fit.data.pingpong:
+        rpn = 2 if fit.data.intranode else 1
+        cases = [Case(pt.m.source, pt.m.line, pt.m.tool, "pingpong", 2, rpn, pt.size,
+                      pt.m.statistic, pt.value, {"sizes": [pt.size], "iterations": 50})
+                 for pt in fit.data.pingpong]
+        _simulate_group(p, cases)
+        simulated = {c.bytes: c.simulated_us for c in cases}
+    lines.append("fitted:")
+    for f in fit.fitted:
+        lines.append(f"  {f.key} = {f.value}    ({f.provenance})")
+    lines.append("not fitted:")
+    for name_, why in fit.skipped:
+        lines.append(f"  {name_}: {why}")
+    kept = [k for k in prov if k not in fitted_keys and "." in k]
+    lines.append(f"  kept from {'--base ' + base if base else 'defaults'}: {', '.join(sorted(kept))}")
+    if fit.segments:
+        lines.append("per-size segments of the ping-pong curve (segmented least squares, BIC):")
+        for s in fit.segments:
+            lines.append(f"  {s.first_bytes:>9}..{s.last_bytes:<9} B  t = {s.intercept_us:.4g} us + "
+                         f"s / {s.bandwidth_gbps:.4g} Gbit/s   (rms {100 * s.rms_rel:.1f}%)")
+        for b in fit.breaks:
+            lines.append(f"  break between {b.below_bytes} and {b.above_bytes} B: {b.kind} "
+                         f"(jump {b.jump_us:+.3g} us)")
+    if simulated:
+        lines.append("residual per size (engine on the fitted platform vs measured):")
+        lines.append(f"  {'bytes':>9} {'measured_us':>12} {'simulated_us':>12} {'residual_%':>10}  source")
+        for pt in sorted(fit.data.pingpong, key=lambda q: (q.size, q.m.source)):
+            sim = simulated[pt.size]
+            lines.append(f"  {pt.size:>9} {pt.value:>12.3f} {sim:>12.3f} "
+                         f"{100 * (sim - pt.value) / pt.value:>+10.1f}  {pt.m.where}")
+    if fit.data.unused:
+        what = sorted({f"{m.tool} {m.statistic}" for m in fit.data.unused})
+        lines.append(f"not used by any fitter: {', '.join(what)}")
+    text = "\n".join(lines) + "\n"
+
+    eager = next((f.value for f in fit.fitted if f.key == "host.eager_threshold_bytes"), None)
+    xml, flags = simgrid_texts(p, fit.segments, eager)
+    header = ["Written by: hopsim " + " ".join(shlex.quote(a) for a in (argv or [])),
+              "Every value's origin is in [provenance]. The fit's report:", ""] + \
+             [l for l in lines]
+    return CalibrationResult(fit, platform_toml(p, header), xml, flags, text, simulated)

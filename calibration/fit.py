@@ -1,0 +1,339 @@
+"""Measurements -> platform values, one fitter per parameter group.
+
+Each fitter declares the platform keys it writes. It runs only when the platform schema
+knows every one of them (platforms.platform.FILE_KEYS) and the data shows what it needs;
+otherwise it says why not, and the key keeps the base platform's value or its default.
+The keys of the engine-model issue (token bucket, per-node NIC cost, rendezvous
+threshold, noise) are fitted by the same code as soon as the schema has them.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from ..errors import InputError
+from ..platforms.platform import FILE_KEYS, Platform
+from .measurement import Measurement
+from .segments import Segment, classify, segments
+from .solve import solve
+
+# Which statistic of which tool is a one-way ping-pong time.
+PINGPONG_STATS = {("osu_latency", "latency_us"), ("netpipe", "latency_us"),
+                  ("imb", "t_us"), ("hopsim", "latency_us")}
+ROUNDTRIP_STATS = {("latency_checker", "lc_average_of_averages_us"),
+                   ("ray", "ray_average_for_all_ranks_us"),
+                   ("hopsim", "lc_average_of_averages_us")}
+# Round trips per rank simulated when fitting to a round-trip figure (the engine is
+# deterministic without noise; the tools' 10000+ only average their own jitter).
+FIT_EXCHANGES = 1000
+
+
+@dataclass
+class Fitted:
+    key: str
+    value: float | int
+    provenance: str
+
+
+@dataclass
+class Point:
+    size: int
+    value: float
+    m: Measurement
+
+
+@dataclass
+class Data:
+    """The measurements a fit uses, sorted by what they measure."""
+
+    pingpong: list[Point] = field(default_factory=list)
+    roundtrip: list[Measurement] = field(default_factory=list)
+    ranks_per_node: int = 1
+    placed: list[Measurement] = field(default_factory=list)  # 2+ ranks/node on 2+ nodes
+    unused: list[Measurement] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, measurements: list[Measurement], ranks_per_node: int | None) -> "Data":
+        d = cls()
+        for m in measurements:
+            if (m.rank is None and m.ranks_per_node and m.ranks_per_node >= 2
+                    and m.ranks > m.ranks_per_node and m.workload in ("exchange", "roundtrip")):
+                d.placed.append(m)
+            elif m.rank is None and m.workload == "pingpong" and (m.tool, m.statistic) in PINGPONG_STATS:
+                d.pingpong.append(Point(m.size, m.value, m))
+            elif (m.rank is None and (m.tool, m.statistic) in ROUNDTRIP_STATS
+                  and m.size is not None):
+                d.roundtrip.append(m)
+            else:
+                d.unused.append(m)
+        # Where the ping-pong ranks sat: the flag, else what the files say, else apart.
+        rpns = {p.m.ranks_per_node for p in d.pingpong if p.m.ranks_per_node}
+        d.ranks_per_node = ranks_per_node or (min(rpns) if rpns else 1)
+        return d
+
+    @property
+    def intranode(self) -> bool:
+        """Both ping-pong ranks on one node: the data measures the intra-node path."""
+        return self.ranks_per_node >= 2
+
+
+def where(ms) -> str:
+    """file:lines, compact: osu.txt:3-25, np.out:1-40."""
+    by_file: dict[str, list[int]] = {}
+    for m in ms:
+        by_file.setdefault(m.source, []).append(m.line)
+    parts = []
+    for f, lines in by_file.items():
+        lines = sorted(set(lines))
+        parts.append(f"{f}:{lines[0]}" + (f"-{lines[-1]}" if len(lines) > 1 else ""))
+    return ", ".join(parts)
+
+
+def schema_has(*keys: str) -> bool:
+    return all(k in FILE_KEYS.values() for k in keys)
+
+
+class Fitter:
+    name = ""
+    keys: tuple[str, ...] = ()
+
+    def enabled(self) -> str | None:
+        """None, or why this fitter cannot run on this build of hopsim."""
+        if not schema_has(*self.keys):
+            return f"the platform schema has no {', '.join(self.keys)} yet"
+        return None
+
+    def fit(self, data: Data, platform: Platform, state: dict) -> tuple[list[Fitted], str | None]:
+        raise NotImplementedError
+
+
+class PingPongLine(Fitter):
+    """Latency and bandwidth of the measured path: least squares (relative residuals) of
+    t(s) = L + 8 s / (1000 B) + host costs, over every ping-pong size; with a protocol
+    or rate breakpoint that the schema can model, over the segments that define L and B."""
+
+    name = "latency and bandwidth"
+
+    def __init__(self, intranode: bool):
+        prefix = "intranode" if intranode else "network"
+        self.keys = (f"{prefix}.latency_us", f"{prefix}.bandwidth_gbps")
+
+    def fit(self, data, platform, state):
+        pts = data.pingpong
+        if len(pts) < 2 or len({p.size for p in pts}) < 2:
+            return [], "needs ping-pong times at two sizes at least"
+        s = np.array([p.size for p in pts], float)
+        t = np.array([p.value for p in pts], float)
+        segs: list[Segment] = state["segments"]
+        use = np.ones(len(s), bool)
+        how = "one line over all sizes"
+        if state.get("model_breaks"):
+            # The engine models the break itself: the small-message segment sets L; B is
+            # the link rate, the first segment's under a token bucket (the later slope is
+            # the bucket's), the last one's after a protocol switch.
+            lo = segs[0]
+            hi = segs[0] if state["model_breaks"] == "bucket" else segs[-1]
+            how = (f"L from the {lo.first_bytes}..{lo.last_bytes} B segment, B from the "
+                   f"{hi.first_bytes}..{hi.last_bytes} B segment")
+            return self._result(data, lo.intercept_us, hi.bandwidth_gbps, how, pts, state)
+        host = (platform.send_overhead_us + platform.recv_overhead_us, 2e-3 * platform.per_byte_overhead_ns)
+
+        def resid(x):
+            L, inv_b = x
+            model = L + host[0] + (8e-3 * inv_b + host[1]) * s
+            return (model - t)[use] / t[use]
+
+        x0 = [max(float(np.min(t)), 1e-3), 1.0]
+        # soft_l1: residuals beyond 10% count linearly, so a few rows hit by another
+        # process's time slice (common on a loaded machine) do not drag the line.
+        r = least_squares(resid, x0, bounds=([0.0, 1e-9], [np.inf, np.inf]), x_scale="jac",
+                          loss="soft_l1", f_scale=0.1)
+        L, inv_b = r.x
+        return self._result(data, float(L), 1.0 / float(inv_b), how, pts, state)
+
+    def _result(self, data, L, B, how, pts, state):
+        ms = [p.m for p in pts]
+        state["line"] = (L, B)
+        prov = (f"fit: {how}, robust least squares (scipy least_squares, soft_l1 at 10%) on "
+                f"relative residuals of the one-way ping-pong time, {len(pts)} rows from {where(ms)}")
+        return [Fitted(self.keys[0], _stored(L), prov),
+                Fitted(self.keys[1], _stored(B), prov)], None
+
+
+class ProtocolThreshold(Fitter):
+    """The eager/rendezvous switch: the size below the first jump of the curve."""
+
+    name = "eager threshold"
+    keys = ("host.eager_threshold_bytes",)
+
+    def fit(self, data, platform, state):
+        jumps = [b for b in state["breaks"] if b.kind == "protocol"]
+        if not jumps:
+            return [], "no jump in the ping-pong curve (no protocol switch seen)"
+        b = jumps[0]
+        state["model_breaks"] = "protocol"
+        return [Fitted(self.keys[0], int(b.below_bytes),
+                       f"fit: segmented regression of the ping-pong curve, a jump of "
+                       f"{b.jump_us:.3g} us between {b.below_bytes} and {b.above_bytes} bytes "
+                       f"({where(p.m for p in data.pingpong)})")], None
+
+
+class TokenBucket(Fitter):
+    """A burst at the link rate then a sustained rate: the slope rises at a size with no
+    jump; the burst is where the two lines cross."""
+
+    name = "token bucket"
+    keys = ("network.bucket_gbps", "network.bucket_burst_bytes")
+
+    def fit(self, data, platform, state):
+        segs = state["segments"]
+        for (lo, hi), b in zip(zip(segs, segs[1:]), state["breaks"]):
+            if b.kind == "rate" and hi.slope_us_per_byte > lo.slope_us_per_byte * 1.2:
+                burst = (hi.intercept_us - lo.intercept_us) / (lo.slope_us_per_byte - hi.slope_us_per_byte)
+                state["model_breaks"] = "bucket"
+                prov = (f"fit: segmented regression, slope change at {b.below_bytes}..{b.above_bytes} "
+                        f"bytes ({lo.bandwidth_gbps:.4g} then {hi.bandwidth_gbps:.4g} Gbit/s), "
+                        f"burst where the lines cross ({where(p.m for p in data.pingpong)})")
+                return [Fitted("network.bucket_gbps", _stored(hi.bandwidth_gbps), prov),
+                        Fitted("network.bucket_burst_bytes", int(max(burst, 0)), prov)], None
+        return [], "no slope rise without a jump in the ping-pong curve"
+
+
+class RoundTripSolve(Fitter):
+    """The per-pass cost (or, without ping-pong data, the latency) that makes the
+    simulated round trip of the measured latency_checker / Ray run equal the measured
+    one: Brent's method over the engine."""
+
+    name = "pass cost from round trips"
+    keys = ("host.pass_us",)
+
+    def fit(self, data, platform, state):
+        if not data.roundtrip:
+            return [], "needs a latency_checker or Ray round-trip file"
+        m = data.roundtrip[0]
+        from .validate import case_of
+        case = case_of(m, data.ranks_per_node)
+        if "line" in state:
+            key, field_, lo, hi = "host.pass_us", "pass_us", 0.0, max(m.value, 1.0)
+        else:
+            key, field_, lo, hi = ("network.latency_us", "latency_us", 0.0, m.value)
+        case.run["exchanges"] = min(case.run.get("exchanges", FIT_EXCHANGES), FIT_EXCHANGES)
+        f = lambda x: case.simulate(platform.replace(**{field_: x}))
+        try:
+            x = solve(f, m.value, lo, hi, 1e-6, f"{key} from {m.where}")
+        except InputError as e:
+            # Typically: the round trip at pass_us = 0 is already as slow as measured,
+            # the ping-pong latency explaining all of it.
+            return [], f"not reachable with {key} alone: {e}"
+        sim = f(_stored(x))
+        return [Fitted(key, _stored(x),
+                       f"fit: Brent's method over the engine so that {case.label()} "
+                       f"({case.run['exchanges']} round trips per rank simulated) gives the "
+                       f"measured {m.statistic} {m.value:.6g} us ({m.where}); simulated "
+                       f"{sim:.6g} us ({100 * (sim - m.value) / m.value:+.2f}%)")], None
+
+
+class NicMessage(Fitter):
+    """The per-node NIC message cost: a run with several ranks per node on two or more
+    nodes (the file must record its placement, as hopsim's and live JSON do), solved for
+    by Brent's method over the engine once latency and bandwidth are set."""
+
+    name = "per-node NIC message cost"
+    keys = ("network.nic_message_us",)
+
+    def fit(self, data, platform, state):
+        from .validate import case_of
+        placed = [m for m in data.placed if case_of(m) is not None]
+        if not placed:
+            return [], ("needs an exchange or round-trip run with 2+ ranks per node on 2+ "
+                        "nodes, from a file that records ranks_per_node (hopsim or live JSON)")
+        m = placed[0]
+        case = case_of(m)
+        if case.workload == "roundtrip":
+            case.run["exchanges"] = min(case.run["exchanges"], FIT_EXCHANGES)
+        f = lambda x: case.simulate(platform.replace(nic_message_us=x))
+        x = solve(f, m.value, 0.0, m.value, 1e-6, f"network.nic_message_us from {m.where}")
+        sim = f(_stored(x))
+        return [Fitted("network.nic_message_us", _stored(x),
+                       f"fit: Brent's method over the engine so that {case.label()} gives the "
+                       f"measured {m.statistic} {m.value:.6g} us ({m.where}); simulated "
+                       f"{sim:.6g} us ({100 * (sim - m.value) / m.value:+.2f}%)")], None
+
+
+class Noise(Fitter):
+    """A lognormal delay from repeated trials of one case: median and log-SD of each
+    trial's excess over the case's fastest trial."""
+
+    name = "noise"
+    keys = ("noise.scope", "noise.distribution", "noise.median_us", "noise.sigma")
+
+    def fit(self, data, platform, state):
+        groups: dict[tuple, list[Point]] = {}
+        for p in data.pingpong:
+            groups.setdefault((p.size,), []).append(p)
+        excess = []
+        for pts in groups.values():
+            if len(pts) >= 3:
+                best = min(p.value for p in pts)
+                excess += [p.value - best for p in pts if p.value > best]
+        if len(excess) < 3:
+            return [], "needs three or more trials of one case (repeated files)"
+        logs = np.log(excess)
+        prov = f"fit: excess over the fastest of repeated trials, {len(excess)} values"
+        return [Fitted("noise.scope", "message", prov + "; one draw per message"),
+                Fitted("noise.distribution", "lognormal", prov),
+                Fitted("noise.median_us", _stored(float(np.exp(np.median(logs)))), prov),
+                Fitted("noise.sigma", _stored(float(np.std(logs))), prov)], None
+
+
+def fitters(intranode: bool) -> list[Fitter]:
+    # Breakpoint fitters first: they decide whether the line fit may use segments.
+    return [ProtocolThreshold(), TokenBucket(), PingPongLine(intranode), RoundTripSolve(),
+            NicMessage(), Noise()]
+
+
+@dataclass
+class FitReport:
+    platform: Platform
+    fitted: list[Fitted]
+    skipped: list[tuple[str, str]]       # (fitter, why)
+    segments: list[Segment]
+    breaks: list
+    data: Data
+
+
+def calibrate(measurements: list[Measurement], base: Platform, ranks_per_node=None) -> FitReport:
+    data = Data.of(measurements, ranks_per_node)
+    state: dict = {"segments": [], "breaks": []}
+    if len({p.size for p in data.pingpong}) >= 3:
+        state["segments"] = segments([p.size for p in data.pingpong],
+                                     [max(p.value, 1e-9) for p in data.pingpong])
+        state["breaks"] = classify(state["segments"])
+    fitted, skipped = [], []
+    platform = base
+    for f in fitters(data.intranode):
+        why = f.enabled()
+        if why is None:
+            out, why = f.fit(data, platform, state)
+            fitted += out
+            platform = apply(platform, out)
+        if why is not None:
+            skipped.append((f.name, why))
+    provenance = dict(platform.provenance)
+    provenance.update({f.key: f.provenance for f in fitted})
+    platform = platform.replace(provenance=provenance)
+    return FitReport(platform, fitted, skipped, state["segments"], state["breaks"], data)
+
+
+def apply(platform: Platform, fitted: list[Fitted]) -> Platform:
+    field_of = {k: f for f, k in FILE_KEYS.items()}
+    return platform.replace(**{field_of[x.key]: x.value for x in fitted}) if fitted else platform
+
+
+def _stored(x: float) -> float:
+    """Six significant digits, as the presets store fitted values."""
+    return float(f"{x:.6g}")

@@ -1,0 +1,54 @@
+"""Measurement: one number a real benchmark (or hopsim) printed, and where it came from.
+
+Every parser in hopsim.calibration.parsers turns a tool's output into a list of these,
+so the fits and the validation never look at a tool's text layout.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import InputError
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One value of one statistic for one case.
+
+    tool: the program that printed it ("osu_latency", "osu_bw", "imb", "netpipe",
+    "latency_checker", "ray", "hopsim"). workload: hopsim's workload when it has one
+    ("pingpong", "exchange", "roundtrip"), otherwise the tool's benchmark in lower case
+    ("osu_bw", "pingping", "sendrecv", "allreduce", ...). size: bytes per message (for a
+    round trip, the request). statistic: the tool's own statistic with its unit in the
+    name ("latency_us" is osu_latency's and NetPIPE's one-way time, half a round trip;
+    "t_avg_us" is IMB's; "lc_average_of_averages_us" is latency_checker's). rank: set
+    for a per-rank value. repetitions: the tool's count behind the value when printed;
+    trials: how many trials the value summarises (NetPIPE). ranks_per_node: None when
+    the file does not say (give it with --ranks-per-node).
+    """
+
+    tool: str
+    workload: str
+    ranks: int
+    size: int | None
+    statistic: str
+    value: float
+    source: str
+    line: int
+    ranks_per_node: int | None = None
+    repetitions: int | None = None
+    trials: int | None = None
+    rank: int | None = None
+    reply_size: int | None = None
+    version: str = ""
+
+    @property
+    def where(self) -> str:
+        return f"{self.source}:{self.line}"
+
+
+def fail(source: str, line: int, expected: str, got: str | None = None) -> InputError:
+    """The one-line error of a malformed file: file, line, what was expected."""
+    seen = "" if got is None else f", got {got.strip()[:60]!r}"
+    if got is not None and not got.strip():
+        seen = ", got an empty line"
+    return InputError(f"{source}:{line}: expected {expected}{seen}")

@@ -1,0 +1,61 @@
+"""hopsim's own JSON (simulate --json; live runs write the same schema).
+
+The schema has no line structure, so every measurement points at line 1. A roundtrip
+result does not carry its request and reply sizes unless a "parameters" object is
+present; such measurements have size None and cannot be replayed by validate.
+"""
+from __future__ import annotations
+
+import json
+
+from ..measurement import Measurement, fail
+
+_REQUIRED = ("workload", "ranks", "ranks_per_node", "results")
+_ROW_STATS = {"pingpong": ("latency_us",), "exchange": ("t_min_us", "t_max_us", "t_avg_us")}
+_ROUNDTRIP_STATS = ("lc_average_of_averages_us", "ray_average_for_all_ranks_us",
+                    "ray_standard_deviation_us")
+
+
+def detect(lines: list[str]) -> bool:
+    return bool(lines) and lines[0].lstrip().startswith("{")
+
+
+def parse(lines: list[str], source: str) -> list[Measurement]:
+    try:
+        doc = json.loads("\n".join(lines))
+    except json.JSONDecodeError as e:
+        raise fail(source, e.lineno, f"hopsim JSON ({e.msg} at column {e.colno})") from None
+    if not isinstance(doc, dict) or any(k not in doc for k in _REQUIRED):
+        raise fail(source, 1, f"a hopsim result object with keys {', '.join(_REQUIRED)}")
+    workload, ranks, rpn, res = doc["workload"], doc["ranks"], doc["ranks_per_node"], doc["results"]
+    if not isinstance(ranks, int) or not isinstance(rpn, int) or not isinstance(res, dict):
+        raise fail(source, 1, "integer ranks and ranks_per_node and a results object")
+    common = dict(tool="hopsim", workload=workload, ranks=ranks, ranks_per_node=rpn,
+                  source=source, line=1, version=str(doc.get("platform", "")))
+    out = []
+    try:
+        if workload in _ROW_STATS:
+            for row in res["rows"]:
+                for stat in _ROW_STATS[workload]:
+                    out.append(Measurement(size=int(row["bytes"]), statistic=stat,
+                                           value=float(row[stat]),
+                                           repetitions=row.get("repetitions"), **common))
+        elif workload == "roundtrip":
+            params = doc.get("parameters") or {}
+            size, reply = params.get("request_bytes"), params.get("reply_bytes")
+            for stat in _ROUNDTRIP_STATS:
+                if stat in res:
+                    out.append(Measurement(size=size, reply_size=reply, statistic=stat,
+                                           value=float(res[stat]),
+                                           repetitions=params.get("exchanges"), **common))
+            out.append(Measurement(size=size, reply_size=reply, statistic="rtt_mean_us",
+                                   value=float(res["rtt_us"]["mean"]),
+                                   repetitions=params.get("exchanges"), **common))
+        else:
+            raise fail(source, 1, "workload pingpong, exchange or roundtrip", str(workload))
+    except (KeyError, TypeError, ValueError) as e:
+        raise fail(source, 1, f"the {workload} results of hopsim's schema (missing or bad "
+                              f"{e})") from None
+    if not out:
+        raise fail(source, 1, "at least one result row")
+    return out

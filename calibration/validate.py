@@ -1,0 +1,225 @@
+"""Measured versus simulated, case by case: the same workload, ranks, placement and sizes.
+
+    from hopsim.calibration.validate import validate
+    report = validate("my.toml", ["osu.txt", "imb.txt"], ranks_per_node=1)
+    report.to_dict()   # {"cases": [...], "median_abs_error_pct", "max_abs_error_pct", ...}
+
+A case is one measured value hopsim has a workload for: a one-way ping-pong time
+(osu_latency, NetPIPE, IMB PingPong), an IMB Exchange t_avg, latency_checker's average
+of averages (shared destination sequence, as its srand(time(NULL)) seeding gives), Ray's
+AverageForAllRanks (empty reply, per-rank streams), or a hopsim result. The rest (osu_bw,
+PingPing, Sendrecv, collectives, per-rank values) is listed as not simulated, with why.
+"""
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+from ..errors import InputError
+from .measurement import Measurement
+from .parsers import parse_file
+
+# Simulated repetitions per case at most. Without noise the engine repeats the same
+# iteration exactly, so more only costs time; the measured count is used when lower.
+MAX_ITERATIONS = 200
+MAX_EXCHANGES = 1000
+
+_PINGPONG = {("osu_latency", "latency_us"), ("netpipe", "latency_us"), ("imb", "t_us"),
+             ("hopsim", "latency_us")}
+_EXCHANGE = {("imb", "t_avg_us"), ("hopsim", "t_avg_us")}
+_ROUNDTRIP = {("latency_checker", "lc_average_of_averages_us"): "lc_average_of_averages_us",
+              ("hopsim", "lc_average_of_averages_us"): "lc_average_of_averages_us",
+              ("ray", "ray_average_for_all_ranks_us"): "ray_average_for_all_ranks_us"}
+
+
+@dataclass
+class Case:
+    file: str
+    line: int
+    tool: str
+    workload: str
+    ranks: int
+    ranks_per_node: int
+    bytes: int
+    statistic: str
+    measured_us: float
+    run: dict                      # hopsim.simulate keywords beyond platform/placement
+    simulated_us: float | None = None
+
+    @property
+    def error_pct(self) -> float | None:
+        if self.simulated_us is None or self.measured_us == 0:
+            return None
+        return 100.0 * (self.simulated_us - self.measured_us) / self.measured_us
+
+    def label(self) -> str:
+        return (f"{self.tool} {self.workload} {self.ranks} ranks ({self.ranks_per_node} per "
+                f"node) {self.bytes} B")
+
+    def simulate(self, platform) -> float:
+        """This case alone on platform (a Platform, a preset or a file)."""
+        _simulate_group(platform, [self])
+        return self.simulated_us
+
+    def group_key(self):
+        run = {k: v for k, v in self.run.items() if k != "sizes"}
+        return (self.workload, self.ranks, self.ranks_per_node, tuple(sorted(run.items())))
+
+
+def case_of(m: Measurement, ranks_per_node: int | None = None) -> Case | None:
+    """The case that replays m, or None when hopsim has no workload for it."""
+    if m.rank is not None:
+        return None
+    key = (m.tool, m.statistic)
+    rpn = ranks_per_node or m.ranks_per_node or 1
+    rpn = min(rpn, m.ranks)
+    if m.ranks % rpn:
+        raise InputError(f"{m.where}: {m.ranks} ranks cannot be placed {rpn} per node")
+    common = dict(file=m.source, line=m.line, tool=m.tool, ranks=m.ranks, ranks_per_node=rpn,
+                  statistic=m.statistic, measured_us=m.value)
+    reps = m.repetitions
+    if key in _PINGPONG and m.workload == "pingpong":
+        return Case(workload="pingpong", bytes=m.size, **common,
+                    run={"sizes": [m.size], "iterations": min(reps or MAX_ITERATIONS, MAX_ITERATIONS)})
+    if key in _EXCHANGE and m.workload == "exchange":
+        return Case(workload="exchange", bytes=m.size, **common,
+                    run={"sizes": [m.size], "repetitions": min(reps or MAX_ITERATIONS, MAX_ITERATIONS)})
+    if key in _ROUNDTRIP and m.size is not None:
+        run = {"request_bytes": m.size,
+               "reply_bytes": m.reply_size if m.reply_size is not None else m.size,
+               "exchanges": min(reps or MAX_EXCHANGES, MAX_EXCHANGES),
+               "destinations": "independent" if m.tool == "ray" else "shared"}
+        if m.tool == "latency_checker":
+            run["reception"] = "any-source"
+        return Case(workload="roundtrip", bytes=m.size, **common, run=run)
+    return None
+
+
+_SIM_STAT = {"pingpong": "latency_us", "exchange": "t_avg_us"}
+
+
+def _simulate_group(platform, cases: list[Case], seed: int = 1) -> None:
+    """One simulation for cases that differ only in size; fills simulated_us."""
+    from ..api import simulate
+
+    first = cases[0]
+    run = dict(first.run)
+    if "sizes" in run:
+        run["sizes"] = sorted({c.bytes for c in cases})
+    try:
+        result = simulate(platform, first.workload, ranks=first.ranks,
+                          ranks_per_node=first.ranks_per_node, seed=seed, **run).results
+    except InputError as e:
+        raise InputError(f"{first.file}:{first.line}: cannot replay {first.label()}: {e} "
+                         f"(--nodes and --ranks-per-node set the placement)") from None
+    if first.workload in _SIM_STAT:
+        by_size = {r["bytes"]: r[_SIM_STAT[first.workload]] for r in result["rows"]}
+        for c in cases:
+            c.simulated_us = float(by_size[c.bytes])
+    else:
+        stat = _ROUNDTRIP[(first.tool, first.statistic)]
+        for c in cases:
+            c.simulated_us = float(result[stat])
+
+
+@dataclass
+class Report:
+    platform: str
+    cases: list[Case]
+    not_simulated: list[tuple[str, str, str]] = field(default_factory=list)  # file, what, why
+
+    def errors(self) -> list[float]:
+        return [abs(c.error_pct) for c in self.cases if c.error_pct is not None]
+
+    @property
+    def median_abs_error_pct(self) -> float | None:
+        e = self.errors()
+        return statistics.median(e) if e else None
+
+    @property
+    def max_abs_error_pct(self) -> float | None:
+        e = self.errors()
+        return max(e) if e else None
+
+    def to_dict(self) -> dict:
+        return {
+            "platform": self.platform,
+            "cases": [{"file": c.file, "line": c.line, "tool": c.tool, "workload": c.workload,
+                       "ranks": c.ranks, "ranks_per_node": c.ranks_per_node, "bytes": c.bytes,
+                       "statistic": c.statistic, "measured_us": c.measured_us,
+                       "simulated_us": c.simulated_us, "error_pct": c.error_pct}
+                      for c in self.cases],
+            "median_abs_error_pct": self.median_abs_error_pct,
+            "max_abs_error_pct": self.max_abs_error_pct,
+            "not_simulated": [{"file": f, "what": w, "why": y} for f, w, y in self.not_simulated],
+        }
+
+    def table(self) -> str:
+        head = f"{'file':<28} {'workload':<9} {'ranks':>5} {'rpn':>3} {'bytes':>9} " \
+               f"{'measured_us':>12} {'simulated_us':>12} {'error_%':>8}"
+        lines = [head]
+        for c in self.cases:
+            err = "-" if c.error_pct is None else f"{c.error_pct:+.1f}"
+            lines.append(f"{_short(c.file):<28} {c.workload:<9} {c.ranks:>5} {c.ranks_per_node:>3} "
+                         f"{c.bytes:>9} {c.measured_us:>12.3f} {c.simulated_us:>12.3f} {err:>8}")
+        if self.cases:
+            worst = max((c for c in self.cases if c.error_pct is not None),
+                        key=lambda c: abs(c.error_pct), default=None)
+            if worst is not None:
+                lines.append(f"median |error| {self.median_abs_error_pct:.1f}%, worst "
+                             f"{self.max_abs_error_pct:.1f}% ({_short(worst.file)}:{worst.line}, "
+                             f"{worst.label()}), {len(self.errors())} cases on {self.platform}")
+        for f, what, why in self.not_simulated:
+            lines.append(f"not simulated: {_short(f)}: {what}: {why}")
+        return "\n".join(lines) + "\n"
+
+
+def _short(path: str) -> str:
+    return path if len(path) <= 28 else "..." + path[-25:]
+
+
+def _why_not(m: Measurement) -> str:
+    if m.rank is not None:
+        return "per-rank values (the file's all-rank figure is the case)"
+    if m.workload in ("pingpong", "exchange", "roundtrip"):
+        if m.size is None:
+            return "the file does not record the message sizes"
+        return f"{m.statistic} is not the statistic compared (see docs/validation.md)"
+    return f"hopsim has no {m.workload} workload"
+
+
+def cases_of(measurements: list[Measurement], ranks_per_node: int | None = None):
+    cases, skipped, seen = [], [], set()
+    for m in measurements:
+        c = case_of(m, ranks_per_node)
+        if c is not None:
+            cases.append(c)
+            continue
+        key = (m.source, m.workload, m.statistic if m.rank is None else "per-rank")
+        if key not in seen:
+            seen.add(key)
+            skipped.append((m.source, f"{m.tool} {m.workload} {key[2]}", _why_not(m)))
+    return cases, skipped
+
+
+def validate(platform, files, nodes: int | None = None, ranks_per_node: int | None = None,
+             seed: int = 1, progress=None) -> Report:
+    """Parse files, simulate every case on platform, and compare."""
+    from .. import platforms
+
+    plat = platforms.load(platform)
+    if nodes is not None:
+        plat = plat.replace(nodes=nodes)
+    measurements = [m for f in files for m in parse_file(f)]
+    cases, skipped = cases_of(measurements, ranks_per_node)
+    if not cases:
+        raise InputError(f"nothing to validate: no file holds a case hopsim simulates "
+                         f"({'; '.join(f'{w}: {y}' for _, w, y in skipped[:3])})")
+    groups: dict = {}
+    for c in cases:
+        groups.setdefault((c.file,) + c.group_key(), []).append(c)
+    for i, group in enumerate(groups.values()):
+        if progress:
+            progress(i, len(groups))
+        _simulate_group(plat, group, seed)
+    return Report(plat.name, cases, skipped)

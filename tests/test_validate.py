@@ -1,0 +1,108 @@
+"""validate: one case per measured value hopsim has a workload for, replayed with the
+tool's semantics; exact agreement against hopsim's own outputs; the CLI's JSON and plot."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hopsim
+from hopsim.calibration.parsers import parse_file, parse_text
+from hopsim.calibration.validate import case_of, cases_of, validate
+from hopsim.formats import latency_checker, ray_network_test
+from hopsim.platforms import Platform
+
+DATA = Path(__file__).parent / "data"
+SPEC_KEYS = {"file", "workload", "ranks", "bytes", "measured_us", "simulated_us", "error_pct"}
+# A platform with room for the real files' 4-rank blocks.
+LOOP = Platform(name="loop", nodes=4, cores=2, latency_us=30.0, bandwidth_gbps=2.0)
+
+
+@pytest.mark.parametrize("workload, params", [
+    ("pingpong", dict(ranks=2, sizes=[0, 64, 4096, 65536], iterations=5)),
+    ("exchange", dict(ranks=4, sizes=[0, 1024, 32768], repetitions=5)),
+    ("exchange", dict(ranks=4, ranks_per_node=2, sizes=[0, 1024, 32768], repetitions=5))])
+def test_hopsim_output_validated_on_its_own_platform_has_no_error(tmp_path, workload, params):
+    r = hopsim.simulate(LOOP, workload, **params)
+    f = tmp_path / "sim.json"
+    f.write_text(r.to_json())
+    report = validate(LOOP, [str(f)])
+    assert len(report.cases) == len(params["sizes"])
+    assert {c.ranks_per_node for c in report.cases} == {params.get("ranks_per_node", 1)}
+    assert report.max_abs_error_pct < 1e-9
+
+
+def test_latency_checker_file_replays_with_its_seeding_and_statistic(tmp_path):
+    r = hopsim.simulate(LOOP, "roundtrip", ranks=4, exchanges=300, destinations="shared",
+                        reception="any-source")
+    f = tmp_path / "lc.txt"
+    f.write_text(latency_checker(r))
+    (case,) = [c for c in (case_of(m) for m in parse_file(f)) if c]
+    assert case.run == {"request_bytes": 4000, "reply_bytes": 4000, "exchanges": 300,
+                        "destinations": "shared", "reception": "any-source"}
+    assert case.statistic == "lc_average_of_averages_us"
+    report = validate(LOOP, [str(f)])
+    # The file prints the average with 6 decimals.
+    assert abs(report.cases[0].simulated_us - report.cases[0].measured_us) < 1e-5
+
+
+def test_ray_file_replays_with_an_empty_reply_and_per_rank_streams(tmp_path):
+    r = hopsim.simulate(LOOP, "roundtrip", ranks=8, ranks_per_node=2, exchanges=100,
+                        reply_bytes=0, overlay="complete")
+    ms = parse_text(ray_network_test(r), "NetworkTest.txt")
+    (case,) = [c for c in (case_of(m, 2) for m in ms) if c]
+    assert case.run["reply_bytes"] == 0 and case.run["destinations"] == "independent"
+    assert case.simulate(LOOP) == pytest.approx(r.results["ray_average_for_all_ranks_us"], rel=1e-9)
+
+
+def test_real_imb_file_gives_one_case_per_block_and_size():
+    path = DATA / "imb" / "IMB-MPI1-p2p-np4-tcp.txt"
+    ms = parse_file(path)
+    cases, skipped = cases_of(ms)
+    expected = {(m.workload, m.ranks, m.size) for m in ms
+                if (m.workload, m.statistic) in (("pingpong", "t_us"), ("exchange", "t_avg_us"))}
+    assert {(c.workload, c.ranks, c.bytes) for c in cases} == expected
+    assert len(cases) == len(expected)
+    assert {c.ranks for c in cases if c.workload == "exchange"} == {2, 4}
+    whats = " ".join(w for _, w, _ in skipped)
+    assert "pingping" in whats and "sendrecv" in whats
+
+
+def test_validate_cli_json_and_plot_on_real_files(tmp_path):
+    png = tmp_path / "v.png"
+    plat = tmp_path / "loop.toml"
+    plat.write_text('name = "loop"\n[nodes]\ncount = 4\ncores = 2\n[network]\n'
+                    'latency_us = 30.0\nbandwidth_gbps = 2.0\n')
+    p = subprocess.run([sys.executable, "-m", "hopsim", "validate", "--platform", str(plat),
+                        str(DATA / "imb" / "IMB-MPI1-exchange-np2-tcp.txt"),
+                        str(DATA / "latency_checker" / "lc-np2-tcp.txt"), "--json", "--plot", str(png)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["cases"] and all(SPEC_KEYS <= set(c) for c in doc["cases"])
+    errors = sorted(abs(c["error_pct"]) for c in doc["cases"])
+    assert doc["max_abs_error_pct"] == pytest.approx(errors[-1])
+    n = len(errors)
+    median = errors[n // 2] if n % 2 else (errors[n // 2 - 1] + errors[n // 2]) / 2
+    assert doc["median_abs_error_pct"] == pytest.approx(median)
+    for c in doc["cases"]:
+        assert c["error_pct"] == pytest.approx(100 * (c["simulated_us"] - c["measured_us"]) / c["measured_us"])
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_validate_refuses_what_it_cannot_simulate_or_place(tmp_path):
+    png = tmp_path / "v.png"
+    p = subprocess.run([sys.executable, "-m", "hopsim", "validate", "--platform", "two-nodes",
+                        str(DATA / "osu" / "osu_bw-7.4-tcp.txt"), "--plot", str(png)],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "osu_bw" in p.stderr
+    assert not png.exists()
+    p = subprocess.run([sys.executable, "-m", "hopsim", "validate", "--platform", "two-nodes",
+                        str(DATA / "imb" / "IMB-MPI1-exchange-np2-tcp.txt"), "--plot",
+                        str(tmp_path / "missing" / "v.png")], capture_output=True, text=True)
+    assert p.returncode == 2 and "--plot" in p.stderr
+    # 4 ranks at 1 per node on the 2-node preset: refused, with the fix in the message.
+    p = subprocess.run([sys.executable, "-m", "hopsim", "validate", "--platform", "two-nodes",
+                        str(DATA / "imb" / "IMB-MPI1-p2p-np4-tcp.txt")], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
