@@ -28,10 +28,13 @@ private:
     double sent_at = 0;
     Rng destinations{0};
   };
+  std::vector<int64_t> whole_us_of(int rank) const;
+
   WorkloadSpec spec_;
   bool routed_;
   std::vector<RankWork> work_;
   std::vector<double> rtt_us_;  // rank-major: rank r's round trips at r * exchanges
+  std::vector<int32_t> whole_us_;  // the same, as the tools' clocks read them
   int finished_ranks_ = 0;
 };
 
