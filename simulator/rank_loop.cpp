@@ -115,7 +115,7 @@ void Sim::inject(uint32_t id)
   transfers_++;
   // A permanent mailbox (one receiver set) starts every transfer at once, as an eager
   // MPI send does. Host-to-host Comm::sendto would be simpler, but 3.32 detaches those
-  // and removes each finished one from a global list by linear search (simgrid-notes.md).
+  // and removes each finished one from a global list by linear search (docs/model.md).
   static char payload;
   m.transfer = ranks_[m.to].mailbox->put_async(&payload, static_cast<uint64_t>(m.bytes));
   in_flight_.emplace(m.transfer->get_impl(), id);

@@ -1,5 +1,5 @@
 // The ranks' polling loops on the simulated platform: one actor per rank, the pass
-// structure of RayPlatform and latency_checker (workloads.md, overlays.md), message
+// structure of RayPlatform and latency_checker (docs/model.md, docs/workloads.md), message
 // transfers, relaying on an overlay, and the reception policies.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The traffic patterns of workloads.md, each a Workload driven by the rank loops.
+// The traffic patterns of docs/workloads.md, each a Workload driven by the rank loops.
 // Each writes its results in the shape of the JSON `results` object of the CLI.
 #pragma once
 
