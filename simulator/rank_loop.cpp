@@ -285,7 +285,13 @@ void Sim::rank_main(int rank)
         // The chosen message is probed in this pass only if it sits at the pointer.
         found = position(r, pool_[r.inbox[chosen]].from) == r.rr_pos;
       }
-      found = found && (not staged_ || pool_[r.inbox[chosen]].visible_at <= now + kTimeEpsilon);
+      if (staged_) {
+        const Message& m = pool_[r.inbox[chosen]];
+        found = found && m.visible_at <= now + kTimeEpsilon;
+        // Sends to post first: the blocking receive waits for the next pass.
+        if (not m.complete && t_own <= now + kTimeEpsilon && workload_->posts_before_receiving())
+          found = false;
+      }
       if (found) {
         got_id = r.inbox[chosen];
         r.inbox.erase(r.inbox.begin() + chosen);

@@ -32,6 +32,9 @@ public:
   // (nullptr if none, or if the pass only relayed); `t` is when its processing ends.
   // Messages to send are created with Sim::create and appended to `out`.
   virtual void pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out) = 0;
+  // True for patterns that post their sends before they wait for receives (IMB Exchange's
+  // Isend, Isend, Recv...): a pass with sends to post does not enter a blocking receive.
+  virtual bool posts_before_receiving() const { return false; }
   // Workloads that wait for their sends (IMB Exchange) are told when a transfer ends.
   virtual bool tracks_send_completion() const { return false; }
   virtual void on_send_complete(Sim&, const Message&) {}

@@ -65,6 +65,7 @@ public:
   bool wants_pass(int rank) override;
   void pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out) override;
   bool tracks_send_completion() const override { return true; }
+  bool posts_before_receiving() const override { return true; }
   void on_send_complete(Sim& sim, const Message& m) override;
   void write_results(JsonWriter& json, const Sim& sim) const override;
   // IMB's repetitions: 1000, fewer for large messages (40 MiB of volume per sample).

@@ -283,3 +283,37 @@ TEST(Noise, PerRunDrawShiftsEveryMessageAlikeAndFollowsTheSeed)
   p.noise_sigma = 0;
   EXPECT_NEAR(fields(pingpong(p, {0}, 3), "latency_us")[0], 20, 1e-9);
 }
+
+// ---- The staged path carries the plain contract ------------------------------------
+
+TEST(Staged, WithNothingToDoItGivesThePlainPathsResultsExactly)
+{
+  // An eager threshold no message reaches puts every message on the staged path (timer
+  // actor, host-to-host transfers) with no mechanism acting: byte-identical results,
+  // contention included (shared destinations on 2 ranks per node).
+  PlatformSpec p = base();
+  p.nodes = 4;
+  WorkloadSpec w;
+  w.kind = WorkloadKind::RoundTrip;
+  w.ranks = 8;
+  w.ranks_per_node = 2;
+  w.exchanges = 40;
+  w.destinations = Destinations::Shared;
+  std::string plain = simulate(p, w);
+  p.eager_threshold_bytes = int64_t{1} << 40;
+  EXPECT_EQ(strip_rss(plain), strip_rss(simulate(p, w)));
+}
+
+TEST(Probe, ExchangePostsItsSendsBeforeItBlocks)
+{
+  // IMB Exchange posts both sends before it waits: under every probe mode a repetition
+  // on 4 nodes is L + 2s/R (two sends share each NIC direction), as in the plain model.
+  PlatformSpec p = base();
+  p.nodes = 4;
+  p.latency_us = 20;
+  for (Probe probe : {Probe::Arrival, Probe::Header, Probe::Post}) {
+    p.probe = probe;
+    std::string r = exchange(p, 4, 1, 65536, 7);
+    EXPECT_NEAR(fields(r, "t_max_us")[0], 20 + 2 * 65536 / 125.0, 1e-9) << r;
+  }
+}
