@@ -234,7 +234,25 @@ class Platform:
         net = f"{self.topology}, " if self.topology != "star" else ""
         return (f"{self.nodes} nodes x {self.cores} cores, {net}"
                 f"{_num(self.latency_us)} us, {_num(self.bandwidth_gbps)} Gbit/s, "
-                f"{self.reception}")
+                f"{self.reception}" + "".join(f", {m}" for m in self.mechanisms()))
+
+    def mechanisms(self) -> list[str]:
+        """The model mechanisms that are on (docs/model.md), one short phrase each."""
+        on = []
+        if self.bucket_gbps:
+            on.append(f"token bucket {_num(self.bucket_gbps)} Gbit/s, "
+                      f"burst {_num(self.bucket_burst_bytes)} B")
+        if self.nic_message_us:
+            on.append(f"NIC {_num(self.nic_message_us)} us per message")
+        if self.oversubscribe:
+            on.append("oversubscribed cores")
+        if self.eager_threshold_bytes is not None:
+            on.append(f"rendezvous above {self.eager_threshold_bytes} B")
+        if self.probe != "arrival":
+            on.append(f"probe at {self.probe}")
+        if self.noise_scope != "off":
+            on.append(f"{self.noise_distribution} noise per {self.noise_scope}")
+        return on
 
 
 def _num(x: float) -> str:

@@ -129,3 +129,13 @@ def test_noise_is_seeded_and_absent_noise_changes_nothing():
     # Round trips spread: the noisy run's percentiles are apart, the quiet run's are not.
     assert quiet.results["rtt_us"]["p99"] == pytest.approx(quiet.results["rtt_us"]["p50"])
     assert a.results["rtt_us"]["p99"] > a.results["rtt_us"]["p50"] + 10
+
+
+def test_the_summary_names_the_mechanisms_that_are_on():
+    assert parse().mechanisms() == []
+    p = parse("bucket_gbps = 0.2", "bucket_burst_bytes = 4000", "nic_message_us = 2",
+              "[host]", 'probe = "post"')
+    assert p.mechanisms() == ["token bucket 0.2 Gbit/s, burst 4000 B", "NIC 2 us per message",
+                              "probe at post"]
+    assert p.summary().endswith("any-source, token bucket 0.2 Gbit/s, burst 4000 B, "
+                                "NIC 2 us per message, probe at post")
