@@ -29,6 +29,7 @@ struct Message {
   bool announced = false;  // put in the receiver's inbox (before or at completion)
   bool matched = false;    // rendezvous: the receiver took the request
   bool rts_arrived = false;
+  int started_by = -1;     // the rank whose actor started the transfer, -1: the timer actor
   simgrid::s4u::CommPtr transfer;  // kept until received: the kernel may still use it
 };
 

@@ -269,8 +269,10 @@ void Sim::rank_main(int rank)
     }
     if (t_pass > now + kTimeEpsilon) {
       // Under round-robin a message arriving meanwhile may be probed sooner, and on the
-      // staged path one may become visible sooner: stay wakeable.
-      if (platform_.reception == Reception::RoundRobin || staged_)
+      // staged path one may become visible sooner: stay wakeable, unless the pass is the
+      // next one on the grid (no pass can come before it).
+      bool sooner_possible = staged_ && t_pass > r.t_free + kTimeEpsilon;
+      if (platform_.reception == Reception::RoundRobin || sooner_possible)
         block(r, t_pass - now);
       else
         sg4::this_actor::sleep_for(t_pass - now);
@@ -402,8 +404,8 @@ void Sim::inject_staged(uint32_t id)
   m.matched = false;
   m.rts_arrived = false;
   bool rendezvous = platform_.eager_threshold_bytes >= 0 && m.bytes > platform_.eager_threshold_bytes;
-  double release = rendezvous ? stage(id, kRequestToSend, m.from, m.to, 0, now)
-                              : stage(id, kData, m.from, m.to, m.bytes, now);
+  double release = rendezvous ? stage(id, kRequestToSend, m.from, m.to, 0, now, m.from)
+                              : stage(id, kData, m.from, m.to, m.bytes, now, m.from);
   if (platform_.probe == Probe::Post) {
     announce(id, now);
   } else if (platform_.probe == Probe::Header && not rendezvous) {
@@ -424,7 +426,7 @@ void Sim::announce(uint32_t id, double visible_at)
   wake(m.to);
 }
 
-double Sim::stage(uint32_t id, int phase, int src, int dst, int64_t bytes, double t)
+double Sim::stage(uint32_t id, int phase, int src, int dst, int64_t bytes, double t, int actor_rank)
 {
   Message& m = pool_[id];
   m.phase = phase;
@@ -432,16 +434,37 @@ double Sim::stage(uint32_t id, int phase, int src, int dst, int64_t bytes, doubl
   double release = t;
   if (nic_.active() && node_of(src) != node_of(dst))
     release = nic_.egress(node_of(src), t, bytes, &m.spread);
+  if (actor_rank >= 0 && release <= sg4::Engine::get_clock()) {
+    // Called from a rank's actor and free to go now: that actor starts it (no round trip
+    // through the timer actor) and completes it later.
+    start_transfer(id, src, dst, bytes, actor_rank);
+    return release;
+  }
   starts_.push_back(Start{release, start_seq_++, id, src, dst, bytes});
   std::push_heap(starts_.begin(), starts_.end(), std::greater<>());
   wake_timer();
   return release;
 }
 
+void Sim::start_transfer(uint32_t id, int src, int dst, int64_t bytes, int actor_rank)
+{
+  sg4::CommPtr c = sg4::Comm::sendto_init(ranks_[src].host, ranks_[dst].host);
+  c->set_payload_size(static_cast<uint64_t>(bytes));
+  c->start();
+  Message& m = pool_[id];
+  m.transfer = c;
+  m.started_by = actor_rank;
+  in_flight_.emplace(c->get_impl(), id);
+}
+
 void Sim::on_staged_done(uint32_t id)
 {
   Message& m = pool_[id];
-  timer_finished_.push_back(std::move(m.transfer));
+  // Completed (waited on) by the actor that started it.
+  if (m.started_by >= 0)
+    ranks_[m.started_by].finished_sends.push_back(std::move(m.transfer));
+  else
+    timer_finished_.push_back(std::move(m.transfer));
   int src = m.phase == kClearToSend ? m.to : m.from;
   int dst = m.phase == kClearToSend ? m.from : m.to;
   double at = sg4::Engine::get_clock();
@@ -451,13 +474,13 @@ void Sim::on_staged_done(uint32_t id)
     case kRequestToSend:
       m.rts_arrived = true;
       if (m.matched)
-        stage(id, kClearToSend, m.to, m.from, 0, at);
+        stage(id, kClearToSend, m.to, m.from, 0, at, -1);
       else if (not m.announced)
         announce(id, at);
       break;
     case kClearToSend:
       // The sender's library moves the data as soon as the receiver cleared it.
-      stage(id, kData, m.from, m.to, m.bytes, at);
+      stage(id, kData, m.from, m.to, m.bytes, at, -1);
       break;
     default:
       m.complete = true;
@@ -482,7 +505,7 @@ bool Sim::await_complete(RankState& r, uint32_t id)
   if (m.phase == kRequestToSend && not m.matched) {
     m.matched = true;
     if (m.rts_arrived)
-      stage(id, kClearToSend, m.to, m.from, 0, sg4::Engine::get_clock());
+      stage(id, kClearToSend, m.to, m.from, 0, sg4::Engine::get_clock(), m.to);
   }
   for (;;) {
     if (done_)
@@ -524,11 +547,7 @@ void Sim::timer_main()
     std::pop_heap(starts_.begin(), starts_.end(), std::greater<>());
     Start s = starts_.back();
     starts_.pop_back();
-    sg4::CommPtr c = sg4::Comm::sendto_init(ranks_[s.src].host, ranks_[s.dst].host);
-    c->set_payload_size(static_cast<uint64_t>(s.bytes));
-    c->start();
-    pool_[s.id].transfer = c;
-    in_flight_.emplace(c->get_impl(), s.id);
+    start_transfer(s.id, s.src, s.dst, s.bytes, -1);
   }
   for (auto& c : timer_finished_)
     c->wait();

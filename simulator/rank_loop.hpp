@@ -97,7 +97,10 @@ private:
   double grid_at_or_after(const RankState& r, double t) const;
   int pick_staged(const RankState& r, double* when) const;
   void inject_staged(uint32_t id);
-  double stage(uint32_t id, int phase, int src, int dst, int64_t bytes, double t);
+  // actor_rank: the rank whose actor calls (it may start the transfer itself), or -1
+  // from the kernel's callbacks.
+  double stage(uint32_t id, int phase, int src, int dst, int64_t bytes, double t, int actor_rank);
+  void start_transfer(uint32_t id, int src, int dst, int64_t bytes, int actor_rank);
   void announce(uint32_t id, double visible_at);
   void on_staged_done(uint32_t id);
   bool await_complete(RankState& r, uint32_t id);
