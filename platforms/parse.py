@@ -13,7 +13,7 @@ from ..errors import InputError
 from .platform import FILE_KEYS, Platform
 
 _FIELD_OF_KEY = {key: f for f, key in FILE_KEYS.items()}
-_SECTIONS = ("nodes", "network", "intranode", "host")
+_SECTIONS = ("nodes", "network", "intranode", "host", "noise")
 _REQUIRED = ("name", "nodes.count", "nodes.cores", "network.latency_us",
              "network.bandwidth_gbps")
 

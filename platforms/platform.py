@@ -17,6 +17,9 @@ from .topology_parameters import nodes_of_topology
 
 TOPOLOGIES = ("star", "fat-tree", "torus", "dragonfly")
 RECEPTIONS = ("any-source", "round-robin")
+PROBES = ("arrival", "header", "post")
+NOISE_SCOPES = ("off", "message", "run")
+NOISE_DISTRIBUTIONS = ("lognormal", "empirical")
 
 # Field -> the key that sets it in a platform file.
 FILE_KEYS = {
@@ -37,6 +40,18 @@ FILE_KEYS = {
     "gap_us": "host.gap_us",
     "pass_us": "host.pass_us",
     "reception": "host.reception",
+    # The model mechanisms (docs/model.md), all off by default.
+    "oversubscribe": "nodes.oversubscribe",
+    "bucket_gbps": "network.bucket_gbps",
+    "bucket_burst_bytes": "network.bucket_burst_bytes",
+    "nic_message_us": "network.nic_message_us",
+    "eager_threshold_bytes": "host.eager_threshold_bytes",
+    "probe": "host.probe",
+    "noise_scope": "noise.scope",
+    "noise_distribution": "noise.distribution",
+    "noise_median_us": "noise.median_us",
+    "noise_sigma": "noise.sigma",
+    "noise_values_us": "noise.values_us",
 }
 
 # Numbers that must be > 0 (a count or a bandwidth of zero has no meaning) and those
@@ -44,7 +59,8 @@ FILE_KEYS = {
 _POSITIVE_INTS = ("nodes", "cores")
 _POSITIVE = ("bandwidth_gbps", "intra_bandwidth_gbps")
 _NON_NEGATIVE = ("latency_us", "intra_latency_us", "send_overhead_us", "recv_overhead_us",
-                 "per_byte_overhead_ns", "gap_us", "pass_us")
+                 "per_byte_overhead_ns", "gap_us", "pass_us", "bucket_gbps", "bucket_burst_bytes",
+                 "nic_message_us", "noise_median_us", "noise_sigma")
 # Intra-node values left unset (None) follow the network's, also through replace().
 _FOLLOW_NETWORK = {"intra_latency_us": "latency_us", "intra_bandwidth_gbps": "bandwidth_gbps"}
 
@@ -76,13 +92,25 @@ class Platform:
     gap_us: float = 0.0
     pass_us: float = 0.0
     reception: str = "any-source"
+    oversubscribe: bool = False
+    bucket_gbps: float = 0.0
+    bucket_burst_bytes: float = 0.0
+    nic_message_us: float = 0.0
+    eager_threshold_bytes: int | None = None
+    probe: str = "arrival"
+    noise_scope: str = "off"
+    noise_distribution: str = "lognormal"
+    noise_median_us: float = 0.0
+    noise_sigma: float = 0.0
+    noise_values_us: tuple = ()
     # File key ("network.latency_us") -> where that number comes from.
     provenance: Mapping[str, str] = field(default_factory=dict, compare=False)
     # Where the platform was read from (a preset name or a path); for messages only.
     source: str = field(default="", compare=False)
 
     def __post_init__(self):
-        for f in ("name", "description", "topology", "topology_parameters", "reception"):
+        for f in ("name", "description", "topology", "topology_parameters", "reception", "probe",
+                  "noise_scope", "noise_distribution"):
             _check_str(self, f)
         if not self.name.strip() or "\n" in self.name:
             self._fail("name", "must be a non-empty single line")
@@ -103,6 +131,7 @@ class Platform:
             self._fail("reception", f"must be one of {', '.join(RECEPTIONS)}, "
                                     f"got {self.reception!r}")
         self._check_topology()
+        self._check_mechanisms()
         self._set("provenance", MappingProxyType(dict(self.provenance)))
 
     def _set(self, f: str, value):
@@ -125,6 +154,52 @@ class Platform:
             self._fail("nodes", f"{self.topology} {self.topology_parameters!r} has {needed} "
                                 f"nodes, but nodes.count is {self.nodes}")
 
+    def _check_mechanisms(self):
+        if not isinstance(self.oversubscribe, bool):
+            self._fail("oversubscribe", f"must be true or false, got {self.oversubscribe!r}")
+        if self.bucket_burst_bytes > 0 and self.bucket_gbps == 0:
+            self._fail("bucket_burst_bytes", "needs network.bucket_gbps (the sustained rate)")
+        if self.eager_threshold_bytes is not None:
+            _check_int(self, "eager_threshold_bytes")
+            if self.eager_threshold_bytes < 0:
+                self._fail("eager_threshold_bytes",
+                           f"must be >= 0 (absent: always eager), got {self.eager_threshold_bytes}")
+        if self.probe not in PROBES:
+            self._fail("probe", f"must be one of {', '.join(PROBES)}, got {self.probe!r}")
+        self._check_noise()
+
+    def _check_noise(self):
+        if self.noise_scope not in NOISE_SCOPES[1:]:
+            if self.noise_scope != "off":
+                self._fail("noise_scope", f"must be one of {', '.join(NOISE_SCOPES[1:])}, "
+                                          f"got {self.noise_scope!r}")
+            given = [f for f in ("noise_median_us", "noise_sigma", "noise_values_us")
+                     if getattr(self, f)]
+            if given or self.noise_distribution != "lognormal":
+                self._fail("noise_scope", "missing: [noise] needs scope = \"message\" or \"run\"")
+            return
+        if self.noise_distribution not in NOISE_DISTRIBUTIONS:
+            self._fail("noise_distribution", f"must be one of {', '.join(NOISE_DISTRIBUTIONS)}, "
+                                             f"got {self.noise_distribution!r}")
+        values = self.noise_values_us
+        if not isinstance(values, (list, tuple)):
+            self._fail("noise_values_us", f"must be a list of numbers, got {values!r}")
+        for v in values:
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+                self._fail("noise_values_us", f"must hold finite numbers >= 0, got {v!r}")
+        self._set("noise_values_us", tuple(float(v) for v in values))
+        if self.noise_distribution == "lognormal":
+            if self.noise_median_us <= 0:
+                self._fail("noise_median_us", "must be > 0 for a lognormal [noise]")
+            if values:
+                self._fail("noise_values_us", "only applies to distribution = \"empirical\"")
+        else:
+            if not values:
+                self._fail("noise_values_us", "must hold at least one value for an empirical [noise]")
+            for f in ("noise_median_us", "noise_sigma"):
+                if getattr(self, f):
+                    self._fail(f, "only applies to distribution = \"lognormal\"")
+
     def _fail(self, field_name: str, problem: str):
         where = f"{self.source}: " if self.source else ""
         raise InputError(f"{where}{FILE_KEYS[field_name]}: {problem}")
@@ -144,7 +219,12 @@ class Platform:
             "name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps",
             "topology", "topology_parameters", "intra_latency_us", "intra_bandwidth_gbps",
             "send_overhead_us", "recv_overhead_us", "per_byte_overhead_ns", "gap_us",
-            "pass_us", "reception")}
+            "pass_us", "reception", "oversubscribe", "bucket_gbps", "bucket_burst_bytes",
+            "nic_message_us", "probe", "noise_scope", "noise_distribution", "noise_median_us",
+            "noise_sigma")}
+        spec["eager_threshold_bytes"] = (-1 if self.eager_threshold_bytes is None
+                                         else self.eager_threshold_bytes)
+        spec["noise_values_us"] = list(self.noise_values_us)
         if reception is not None:
             spec["reception"] = self.replace(reception=reception).reception
         return spec
@@ -154,7 +234,25 @@ class Platform:
         net = f"{self.topology}, " if self.topology != "star" else ""
         return (f"{self.nodes} nodes x {self.cores} cores, {net}"
                 f"{_num(self.latency_us)} us, {_num(self.bandwidth_gbps)} Gbit/s, "
-                f"{self.reception}")
+                f"{self.reception}" + "".join(f", {m}" for m in self.mechanisms()))
+
+    def mechanisms(self) -> list[str]:
+        """The model mechanisms that are on (docs/model.md), one short phrase each."""
+        on = []
+        if self.bucket_gbps:
+            on.append(f"token bucket {_num(self.bucket_gbps)} Gbit/s, "
+                      f"burst {_num(self.bucket_burst_bytes)} B")
+        if self.nic_message_us:
+            on.append(f"NIC {_num(self.nic_message_us)} us per message")
+        if self.oversubscribe:
+            on.append("oversubscribed cores")
+        if self.eager_threshold_bytes is not None:
+            on.append(f"rendezvous above {self.eager_threshold_bytes} B")
+        if self.probe != "arrival":
+            on.append(f"probe at {self.probe}")
+        if self.noise_scope != "off":
+            on.append(f"{self.noise_distribution} noise per {self.noise_scope}")
+        return on
 
 
 def _num(x: float) -> str:

@@ -61,10 +61,10 @@ class Workload:
     def check_fits(self, platform) -> None:
         """InputError unless the ranks can be placed block-wise on the platform."""
         where = f"platform {platform.name} ({platform.nodes} nodes x {platform.cores} cores)"
-        if self.ranks_per_node > platform.cores:
+        if self.ranks_per_node > platform.cores and not platform.oversubscribe:
             raise InputError(f"ranks_per_node: {self.ranks_per_node} ranks per node exceed "
-                             f"the cores of {where}")
-        if self.ranks > platform.nodes * platform.cores:
+                             f"the cores of {where} (nodes.oversubscribe = true shares them)")
+        if self.ranks > platform.nodes * platform.cores and not platform.oversubscribe:
             raise InputError(f"ranks: {self.ranks} ranks exceed the "
                              f"{platform.nodes * platform.cores} cores of {where}")
         if self.nodes_used > platform.nodes:

@@ -2,6 +2,7 @@
 // JSON result out as a dict. Validation and defaults live in hopsim.api/platforms.
 #include "engine.hpp"
 #include "spec.hpp"
+#include "statistics.hpp"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -40,7 +41,9 @@ PlatformSpec platform_from(const py::dict& d)
   reject_unknown(d,
                  {"name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps", "topology",
                   "topology_parameters", "intra_latency_us", "intra_bandwidth_gbps", "send_overhead_us",
-                  "recv_overhead_us", "per_byte_overhead_ns", "gap_us", "pass_us", "reception"},
+                  "recv_overhead_us", "per_byte_overhead_ns", "gap_us", "pass_us", "reception", "bucket_gbps",
+                  "bucket_burst_bytes", "nic_message_us", "oversubscribe", "eager_threshold_bytes", "probe",
+                  "noise_scope", "noise_distribution", "noise_median_us", "noise_sigma", "noise_values_us"},
                  "platform");
   PlatformSpec p;
   take(d, "name", p.name);
@@ -66,6 +69,42 @@ PlatformSpec platform_from(const py::dict& d)
     p.reception = hopsim::Reception::RoundRobin;
   else
     throw std::invalid_argument("reception must be any-source or round-robin, not '" + reception + "'");
+  take(d, "bucket_gbps", p.bucket_gbps);
+  take(d, "bucket_burst_bytes", p.bucket_burst_bytes);
+  take(d, "nic_message_us", p.nic_message_us);
+  take(d, "oversubscribe", p.oversubscribe);
+  take(d, "eager_threshold_bytes", p.eager_threshold_bytes);
+  std::string probe = "arrival";
+  take(d, "probe", probe);
+  if (probe == "arrival")
+    p.probe = hopsim::Probe::Arrival;
+  else if (probe == "header")
+    p.probe = hopsim::Probe::Header;
+  else if (probe == "post")
+    p.probe = hopsim::Probe::Post;
+  else
+    throw std::invalid_argument("probe must be arrival, header or post, not '" + probe + "'");
+  std::string scope = "off";
+  take(d, "noise_scope", scope);
+  if (scope == "off")
+    p.noise_scope = hopsim::NoiseScope::Off;
+  else if (scope == "message")
+    p.noise_scope = hopsim::NoiseScope::Message;
+  else if (scope == "run")
+    p.noise_scope = hopsim::NoiseScope::Run;
+  else
+    throw std::invalid_argument("noise scope must be off, message or run, not '" + scope + "'");
+  std::string distribution = "lognormal";
+  take(d, "noise_distribution", distribution);
+  if (distribution == "lognormal")
+    p.noise_distribution = hopsim::NoiseDistribution::Lognormal;
+  else if (distribution == "empirical")
+    p.noise_distribution = hopsim::NoiseDistribution::Empirical;
+  else
+    throw std::invalid_argument("noise distribution must be lognormal or empirical, not '" + distribution + "'");
+  take(d, "noise_median_us", p.noise_median_us);
+  take(d, "noise_sigma", p.noise_sigma);
+  take(d, "noise_values_us", p.noise_values_us);
   return p;
 }
 
@@ -128,5 +167,19 @@ PYBIND11_MODULE(_engine, m)
   m.doc() = "hopsim's SimGrid engine";
   m.def("simulate", &simulate, py::arg("platform"), py::arg("workload"),
         "Run one simulation in a child process; returns the result dict. Raises ValueError on bad specs.");
+  // The tools' statistics on lists of whole-microsecond round trips (for checks).
+  auto stats = m.def_submodule("statistics", "latency_checker's and Ray's round-trip statistics");
+  stats.def("latency_checker_rank", [](const std::vector<int64_t>& v) {
+    auto r = hopsim::latency_checker_rank(v);
+    return py::make_tuple(r.mode, r.average);
+  }, "(mode, average) of one rank's round trips");
+  stats.def("latency_checker_average_of_averages", &hopsim::latency_checker_average_of_averages);
+  stats.def("ray_mode_latency", &hopsim::ray_mode_latency);
+  stats.def("ray_average_latency", &hopsim::ray_average_latency);
+  stats.def("ray_average_for_all_ranks", [](const std::vector<int64_t>& v) {
+    auto r = hopsim::ray_average_for_all_ranks(v);
+    return py::make_tuple(r.average, r.standard_deviation);
+  }, "(AverageForAllRanks, StandardDeviation) over the ranks' integer averages");
+  stats.attr("RAY_NOT_AVAILABLE") = hopsim::kRayNotAvailable;
   bind_overlay(m);
 }

@@ -59,8 +59,24 @@ void validate(const PlatformSpec& p, const WorkloadSpec& w)
   require(w.ranks % w.ranks_per_node == 0, "ranks (" + std::to_string(w.ranks) +
                                                ") must be a multiple of ranks per node (" +
                                                std::to_string(w.ranks_per_node) + ")");
-  require(w.ranks_per_node <= p.cores, "ranks per node (" + std::to_string(w.ranks_per_node) +
-                                           ") exceeds the cores per node (" + std::to_string(p.cores) + ")");
+  require(p.oversubscribe || w.ranks_per_node <= p.cores,
+          "ranks per node (" + std::to_string(w.ranks_per_node) + ") exceeds the cores per node (" +
+              std::to_string(p.cores) + "); set [nodes] oversubscribe = true to share cores");
+  require(non_negative(p.bucket_gbps), "bucket_gbps must be zero (no token bucket) or positive");
+  require(non_negative(p.bucket_burst_bytes), "bucket_burst_bytes must be zero or positive");
+  require(p.bucket_gbps > 0 || p.bucket_burst_bytes == 0, "bucket_burst_bytes needs bucket_gbps");
+  require(non_negative(p.nic_message_us), "nic_message_us must be zero or positive");
+  require(p.eager_threshold_bytes >= -1, "eager_threshold_bytes must be zero or positive (-1: always eager)");
+  if (p.noise_scope != NoiseScope::Off) {
+    if (p.noise_distribution == NoiseDistribution::Lognormal) {
+      require(positive(p.noise_median_us), "noise median_us must be positive");
+      require(non_negative(p.noise_sigma), "noise sigma must be zero or positive");
+    } else {
+      require(not p.noise_values_us.empty(), "empirical noise needs at least one value");
+      for (double v : p.noise_values_us)
+        require(non_negative(v), "noise values_us must be zero or positive");
+    }
+  }
   require(w.ranks / w.ranks_per_node <= p.nodes, std::to_string(w.ranks) + " ranks at " +
                                                      std::to_string(w.ranks_per_node) + " per node need " +
                                                      std::to_string(w.ranks / w.ranks_per_node) +

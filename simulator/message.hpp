@@ -20,6 +20,16 @@ struct Message {
   int hops = 0;       // transfers so far
   int64_t seq = 0;    // workload-defined (round trip, repetition, ...)
   double arrival = 0;
+  // The staged path (docs/model.md: NIC stage, rendezvous, probe visibility).
+  int phase = 0;           // what the transfer in flight carries: Phase in rank_loop.cpp
+  double visible_at = 0;   // a probe can see it from this date
+  double complete_at = 0;  // its last byte is at the rank from this date (once complete)
+  double spread = 0;       // the time over which its bytes left the sender's NIC
+  bool complete = true;    // all of it has arrived
+  bool announced = false;  // put in the receiver's inbox (before or at completion)
+  bool matched = false;    // rendezvous: the receiver took the request
+  bool rts_arrived = false;
+  int started_by = -1;     // the rank whose actor started the transfer, -1: the timer actor
   simgrid::s4u::CommPtr transfer;  // kept until received: the kernel may still use it
 };
 

@@ -1,10 +1,11 @@
 // The ranks' polling loops on the simulated platform: one actor per rank, the pass
-// structure of RayPlatform and latency_checker (workloads.md, overlays.md), message
+// structure of RayPlatform and latency_checker (docs/model.md, docs/workloads.md), message
 // transfers, relaying on an overlay, and the reception policies.
 #pragma once
 
 #include "json_writer.hpp"
 #include "message.hpp"
+#include "nic.hpp"
 #include "overlay.hpp"
 #include "spec.hpp"
 
@@ -31,6 +32,9 @@ public:
   // (nullptr if none, or if the pass only relayed); `t` is when its processing ends.
   // Messages to send are created with Sim::create and appended to `out`.
   virtual void pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out) = 0;
+  // True for patterns that post their sends before they wait for receives (IMB Exchange's
+  // Isend, Isend, Recv...): a pass with sends to post does not enter a blocking receive.
+  virtual bool posts_before_receiving() const { return false; }
   // Workloads that wait for their sends (IMB Exchange) are told when a transfer ends.
   virtual bool tracks_send_completion() const { return false; }
   virtual void on_send_complete(Sim&, const Message&) {}
@@ -88,9 +92,40 @@ private:
   void complete_transfers(RankState& r);
   void on_transfer_done(const void* activity);
   int next_hop(int origin, int cur, int dst);
+  // The staged path: transfers started by one timer actor once the NIC stage lets them go.
+  int node_of(int rank) const { return rank / per_node_; }
+  double grid_at_or_after(const RankState& r, double t) const;
+  int pick_staged(const RankState& r, double* when) const;
+  void inject_staged(uint32_t id);
+  // actor_rank: the rank whose actor calls (it may start the transfer itself), or -1
+  // from the kernel's callbacks.
+  double stage(uint32_t id, int phase, int src, int dst, int64_t bytes, double t, int actor_rank);
+  void start_transfer(uint32_t id, int src, int dst, int64_t bytes, int actor_rank);
+  void announce(uint32_t id, double visible_at);
+  void on_staged_done(uint32_t id);
+  bool await_complete(RankState& r, uint32_t id);
+  void timer_main();
+  void wake_timer();
 
   PlatformSpec platform_;
   double pass_s_;
+  double cpu_stretch_ = 1;  // oversubscribed nodes: ranks per core
+  int per_node_ = 1;
+  bool staged_ = false;
+  NicStage nic_;
+  struct Start {
+    double date;
+    uint64_t seq;
+    uint32_t id;
+    int src, dst;
+    int64_t bytes;
+    bool operator>(const Start& o) const { return date != o.date ? date > o.date : seq > o.seq; }
+  };
+  std::vector<Start> starts_;  // a min-heap on (date, seq)
+  uint64_t start_seq_ = 0;
+  simgrid::s4u::SemaphorePtr timer_wake_;
+  bool timer_blocked_ = false;
+  std::vector<simgrid::s4u::CommPtr> timer_finished_;
   std::unique_ptr<Overlay> overlay_;
   MessagePool pool_;
   std::unordered_map<const void*, uint32_t> in_flight_;

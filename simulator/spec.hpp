@@ -11,6 +11,12 @@
 namespace hopsim {
 
 enum class Reception { AnySource, RoundRobin };
+// When a probe first sees a message: once its last byte arrived (default), once its
+// header arrived, or as soon as it is posted (SMPI's MPI_Iprobe). A message seen before
+// it has fully arrived is received by a blocking receive (docs/model.md).
+enum class Probe { Arrival, Header, Post };
+enum class NoiseScope { Off, Message, Run };
+enum class NoiseDistribution { Lognormal, Empirical };
 
 struct PlatformSpec {
   std::string name = "platform";
@@ -32,6 +38,18 @@ struct PlatformSpec {
   double gap_us = 0;                // minimum time between two message injections of a rank
   double pass_us = 0;               // cost of one pass of the rank's polling loop
   Reception reception = Reception::AnySource;
+  // Model mechanisms (docs/model.md), all off at their defaults.
+  double bucket_gbps = 0;         // NIC token bucket's sustained rate per direction; 0: none
+  double bucket_burst_bytes = 0;  // its depth
+  double nic_message_us = 0;      // per-message service time of a node's NIC queue, per direction
+  bool oversubscribe = false;     // more ranks than cores: passes and overheads stretch
+  int64_t eager_threshold_bytes = -1;  // above it: rendezvous; -1: always eager
+  Probe probe = Probe::Arrival;
+  NoiseScope noise_scope = NoiseScope::Off;
+  NoiseDistribution noise_distribution = NoiseDistribution::Lognormal;
+  double noise_median_us = 0;  // lognormal: the median added delay
+  double noise_sigma = 0;      // lognormal: the standard deviation of its logarithm
+  std::vector<double> noise_values_us;  // empirical: delays drawn uniformly from these
 };
 
 enum class WorkloadKind { PingPong, RoundTrip, Exchange };

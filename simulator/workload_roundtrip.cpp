@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <numeric>
+
+#include "statistics.hpp"
 
 namespace hopsim {
 
@@ -11,65 +12,17 @@ namespace {
 
 enum Kind { kRequest = 0, kReply = 1 };
 
-// The cut-offs of the real tools: latency_checker keeps round trips under 1000 us,
-// Ray's network test drops those above 4096 us from its means.
-constexpr double kLatencyCheckerCutoffUs = 1000.0;
-constexpr double kRayCutoffUs = 4096.0;
-
-struct Kept {
-  double mean = NAN;
-  double mode = NAN;  // most frequent whole microsecond (smallest on ties)
-  int64_t count = 0;
-};
-
-Kept keep(const double* rtts, int64_t n, bool (*kept)(double))
-{
-  Kept k;
-  double sum = 0;
-  std::map<int64_t, int64_t> histogram;
-  for (int64_t i = 0; i < n; i++) {
-    if (not kept(rtts[i]))
-      continue;
-    sum += rtts[i];
-    k.count++;
-    // Whole microseconds, truncated as the tools do; the tolerance keeps an exact 84 us
-    // that floating point computed as 83.9999999 in the 84 bin.
-    histogram[static_cast<int64_t>(std::floor(rtts[i] + 1e-6))]++;
-  }
-  if (k.count > 0) {
-    k.mean = sum / static_cast<double>(k.count);
-    int64_t best = 0;
-    for (const auto& [us, c] : histogram)
-      if (c > best) {
-        best = c;
-        k.mode = static_cast<double>(us);
-      }
-  }
-  return k;
-}
-
-bool under_lc(double us) { return us < kLatencyCheckerCutoffUs; }
-bool under_ray(double us) { return us <= kRayCutoffUs; }
-bool any(double) { return true; }
-
-// Mean and population SD of the finite values.
+// Mean and population SD of the values (the plain statistics, beside the tools' own).
 std::pair<double, double> mean_sd(const std::vector<double>& values)
 {
-  double sum = 0;
-  int64_t n = 0;
-  for (double v : values)
-    if (std::isfinite(v)) {
-      sum += v;
-      n++;
-    }
-  if (n == 0)
+  if (values.empty())
     return {NAN, NAN};
-  double mean = sum / static_cast<double>(n);
+  double sum = std::accumulate(values.begin(), values.end(), 0.0);
+  double mean = sum / static_cast<double>(values.size());
   double sq = 0;
   for (double v : values)
-    if (std::isfinite(v))
-      sq += (v - mean) * (v - mean);
-  return {mean, std::sqrt(sq / static_cast<double>(n))};
+    sq += (v - mean) * (v - mean);
+  return {mean, std::sqrt(sq / static_cast<double>(values.size()))};
 }
 
 // Nearest-rank percentile of sorted values.
@@ -82,7 +35,8 @@ double percentile(const std::vector<double>& sorted, double p)
 }  // namespace
 
 RoundTrip::RoundTrip(const WorkloadSpec& spec, bool routed)
-    : spec_(spec), routed_(routed), work_(spec.ranks), rtt_us_(static_cast<size_t>(spec.ranks) * spec.exchanges)
+    : spec_(spec), routed_(routed), work_(spec.ranks), rtt_us_(static_cast<size_t>(spec.ranks) * spec.exchanges),
+      whole_us_(static_cast<size_t>(spec.ranks) * spec.exchanges)
 {
   for (int r = 0; r < spec.ranks; r++) {
     // latency_checker's srand(time(NULL)) gives every rank the same sequence.
@@ -106,7 +60,9 @@ void RoundTrip::pass(Sim& sim, int rank, const Message* received, double t, std:
     if (received->kind == kRequest) {
       out.push_back(sim.create(rank, received->origin, spec_.reply_bytes, kReply, received->seq));
     } else {
-      rtt_us_[static_cast<size_t>(rank) * spec_.exchanges + w.done] = (t - w.sent_at) * 1e6;
+      size_t at = static_cast<size_t>(rank) * spec_.exchanges + w.done;
+      rtt_us_[at] = (t - w.sent_at) * 1e6;
+      whole_us_[at] = static_cast<int32_t>(whole_us_between(w.sent_at, t));
       w.done++;
       w.waiting = false;
       reply_now = true;
@@ -123,22 +79,28 @@ void RoundTrip::pass(Sim& sim, int rank, const Message* received, double t, std:
   }
 }
 
+std::vector<int64_t> RoundTrip::whole_us_of(int rank) const
+{
+  auto first = whole_us_.begin() + static_cast<ptrdiff_t>(rank) * spec_.exchanges;
+  return {first, first + spec_.exchanges};
+}
+
 void RoundTrip::write_results(JsonWriter& json, const Sim& sim) const
 {
   std::vector<double> sorted(rtt_us_);
   std::sort(sorted.begin(), sorted.end());
   double sum = std::accumulate(sorted.begin(), sorted.end(), 0.0);
-  std::vector<double> means(spec_.ranks), lc(spec_.ranks), ray(spec_.ranks);
+  std::vector<double> means(spec_.ranks), lc(spec_.ranks);
+  std::vector<int64_t> ray(spec_.ranks);
   for (int r = 0; r < spec_.ranks; r++) {
     const double* mine = rtt_us_.data() + static_cast<size_t>(r) * spec_.exchanges;
-    means[r] = keep(mine, spec_.exchanges, any).mean;
-    lc[r] = keep(mine, spec_.exchanges, under_lc).mean;
-    ray[r] = keep(mine, spec_.exchanges, under_ray).mean;
+    means[r] = std::accumulate(mine, mine + spec_.exchanges, 0.0) / static_cast<double>(spec_.exchanges);
+    std::vector<int64_t> whole = whole_us_of(r);
+    lc[r] = latency_checker_rank(whole).average;
+    ray[r] = ray_average_latency(whole);
   }
   auto [mean_avg, mean_sd_] = mean_sd(means);
-  auto [lc_avg, lc_sd] = mean_sd(lc);
-  auto [ray_avg, ray_sd] = mean_sd(ray);
-  (void)lc_sd;
+  RayAllRanks ray_all = ray_average_for_all_ranks(ray);
   json.begin_object();
   json.key("rtt_us").begin_object();
   json.key("mean").value(sum / static_cast<double>(sorted.size()));
@@ -151,9 +113,9 @@ void RoundTrip::write_results(JsonWriter& json, const Sim& sim) const
   json.key("average").value(mean_avg);
   json.key("sd").value(mean_sd_);
   json.end_object();
-  json.key("lc_average_of_averages_us").value(lc_avg);
-  json.key("ray_average_for_all_ranks_us").value(ray_avg);
-  json.key("ray_standard_deviation_us").value(ray_sd);
+  json.key("lc_average_of_averages_us").value(latency_checker_average_of_averages(lc));
+  json.key("ray_average_for_all_ranks_us").value(ray_all.average);
+  json.key("ray_standard_deviation_us").value(ray_all.standard_deviation);
   if (routed_) {
     json.key("hops").begin_object();
     json.key("mean").value(static_cast<double>(sim.delivered_hops()) / static_cast<double>(sim.delivered_messages()));
@@ -171,16 +133,17 @@ void RoundTrip::write_results(JsonWriter& json, const Sim& sim) const
 
 void RoundTrip::write_per_rank(JsonWriter& json) const
 {
-  std::vector<int64_t> trips;
-  std::vector<double> lc_mode, ray_mode, lc_mean, ray_mean;
+  std::vector<int64_t> trips, lc_mode, ray_mode, ray_mean;
+  std::vector<double> lc_mean, plain_mean;
   for (int r = 0; r < spec_.ranks; r++) {
-    const double* mine = rtt_us_.data() + static_cast<size_t>(r) * spec_.exchanges;
-    Kept lc = keep(mine, spec_.exchanges, under_lc);
-    Kept ray = keep(mine, spec_.exchanges, under_ray);
+    std::vector<int64_t> whole = whole_us_of(r);
+    LatencyCheckerRank lc = latency_checker_rank(whole);
     lc_mode.push_back(lc.mode);
-    lc_mean.push_back(lc.mean);
-    ray_mode.push_back(ray.mode);
-    ray_mean.push_back(ray.mean);
+    lc_mean.push_back(lc.average);
+    ray_mode.push_back(ray_mode_latency(whole));
+    ray_mean.push_back(ray_average_latency(whole));
+    const double* mine = rtt_us_.data() + static_cast<size_t>(r) * spec_.exchanges;
+    plain_mean.push_back(std::accumulate(mine, mine + spec_.exchanges, 0.0) / static_cast<double>(spec_.exchanges));
     trips.push_back(spec_.exchanges);
   }
   json.begin_object();
@@ -188,6 +151,7 @@ void RoundTrip::write_per_rank(JsonWriter& json) const
   json.key("lc_mean_us").array(lc_mean);
   json.key("ray_mode_us").array(ray_mode);
   json.key("ray_mean_us").array(ray_mean);
+  json.key("mean_us").array(plain_mean);
   json.key("round_trips").array(trips);
   json.end_object();
 }

@@ -1,4 +1,4 @@
-// The traffic patterns of workloads.md, each a Workload driven by the rank loops.
+// The traffic patterns of docs/workloads.md, each a Workload driven by the rank loops.
 // Each writes its results in the shape of the JSON `results` object of the CLI.
 #pragma once
 
@@ -28,10 +28,13 @@ private:
     double sent_at = 0;
     Rng destinations{0};
   };
+  std::vector<int64_t> whole_us_of(int rank) const;
+
   WorkloadSpec spec_;
   bool routed_;
   std::vector<RankWork> work_;
   std::vector<double> rtt_us_;  // rank-major: rank r's round trips at r * exchanges
+  std::vector<int32_t> whole_us_;  // the same, as the tools' clocks read them
   int finished_ranks_ = 0;
 };
 
@@ -62,6 +65,7 @@ public:
   bool wants_pass(int rank) override;
   void pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out) override;
   bool tracks_send_completion() const override { return true; }
+  bool posts_before_receiving() const override { return true; }
   void on_send_complete(Sim& sim, const Message& m) override;
   void write_results(JsonWriter& json, const Sim& sim) const override;
   // IMB's repetitions: 1000, fewer for large messages (40 MiB of volume per sample).

@@ -1,0 +1,116 @@
+#include "nic.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hopsim {
+
+namespace {
+constexpr double kBitsPerByte = 8;
+double bytes_per_second(double gbps) { return gbps * 1e9 / kBitsPerByte; }
+// The noise stream is apart from the destination streams (rng.hpp's stream numbers are ranks).
+constexpr uint64_t kNoiseStream = 0xA0153ULL << 32;
+constexpr double kTwoPi = 6.283185307179586;
+}  // namespace
+
+TokenBucket::TokenBucket(double line_bytes_per_s, double rate_bytes_per_s, double depth_bytes)
+    : line_(line_bytes_per_s), rate_(rate_bytes_per_s), depth_(depth_bytes), tokens_(depth_bytes)
+{
+}
+
+void TokenBucket::pass(double ready, double bytes, double* first, double* last)
+{
+  double start = std::max(ready, t_);
+  tokens_ = std::min(depth_, tokens_ + rate_ * (start - t_));
+  double duration;
+  if (rate_ >= line_) {
+    duration = bytes / line_;  // the bucket never limits a line slower than its rate
+  } else {
+    // At R the bucket drains at R - r: it empties after tokens/(R - r) seconds, having
+    // let R*tokens/(R - r) bytes through; the rest leaves at r.
+    double at_line = line_ * tokens_ / (line_ - rate_);
+    if (bytes <= at_line) {
+      duration = bytes / line_;
+      tokens_ -= bytes * (1 - rate_ / line_);
+    } else {
+      duration = tokens_ / (line_ - rate_) + (bytes - at_line) / rate_;
+      tokens_ = 0;
+    }
+  }
+  *first = start;
+  *last = start + duration;
+  t_ = *last;
+}
+
+NicStage::NicStage(const PlatformSpec& p, int nodes, uint64_t seed)
+    : line_(bytes_per_second(p.bandwidth_gbps)), message_s_(p.nic_message_us * 1e-6), noise_scope_(p.noise_scope),
+      distribution_(p.noise_distribution), rng_(stream_seed(seed, kNoiseStream))
+{
+  bucket_on_ = p.bucket_gbps > 0;
+  active_ = bucket_on_ || message_s_ > 0 || noise_scope_ != NoiseScope::Off;
+  if (not active_)
+    return;
+  TokenBucket bucket(line_, bytes_per_second(p.bucket_gbps), p.bucket_burst_bytes);
+  out_.assign(nodes, Direction{bucket, {}});
+  in_.assign(nodes, Direction{bucket, {}});
+  lognormal_on_ = p.noise_median_us > 0;
+  log_median_ = lognormal_on_ ? std::log(p.noise_median_us * 1e-6) : 0;
+  sigma_ = p.noise_sigma;
+  for (double v : p.noise_values_us)
+    values_s_.push_back(v * 1e-6);
+  if (noise_scope_ == NoiseScope::Run)
+    run_noise_ = noise();
+}
+
+// One draw of the added delay, in seconds.
+double NicStage::noise()
+{
+  if (distribution_ == NoiseDistribution::Empirical)
+    return values_s_[rng_.below(values_s_.size())];
+  if (not lognormal_on_)
+    return 0;
+  // Box-Muller from two uniform draws in (0, 1]: one standard normal per call.
+  double u1 = (static_cast<double>(rng_.next() >> 11) + 1.0) * 0x1.0p-53;
+  double u2 = static_cast<double>(rng_.next() >> 11) * 0x1.0p-53;
+  double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
+  return std::exp(log_median_ + sigma_ * z);
+}
+
+double NicStage::egress(int node, double t, int64_t bytes, double* spread)
+{
+  Direction& d = out_[node];
+  auto b = static_cast<double>(bytes);
+  if (message_s_ > 0)
+    t = d.queue.serve(t, message_s_);
+  if (noise_scope_ == NoiseScope::Message)
+    t += noise();
+  else if (noise_scope_ == NoiseScope::Run)
+    t += run_noise_;
+  *spread = b / line_;
+  if (not bucket_on_)
+    return t;
+  double first, last;
+  d.bucket.pass(t, b, &first, &last);
+  *spread = last - first;
+  // The transport moves the bytes at line rate: started so that its last byte leaves
+  // when the bucket lets it go.
+  return last - b / line_;
+}
+
+double NicStage::ingress(int node, double arrival, int64_t bytes, double spread)
+{
+  Direction& d = in_[node];
+  double t = arrival;
+  if (bucket_on_) {
+    // The bytes came in over `spread`: a bucket that the sender's bucket already paced
+    // adds nothing, while several senders converging on this node drain it.
+    double first, last;
+    d.bucket.pass(arrival - spread, static_cast<double>(bytes), &first, &last);
+    t = std::max(arrival, last);
+  }
+  if (message_s_ > 0)
+    t = d.queue.serve(t, message_s_);
+  return t;
+}
+
+}  // namespace hopsim

@@ -1,0 +1,80 @@
+// The per-node NIC stage: what happens to a message between the rank that sends it and
+// whatever transport moves its bytes, and between the transport and the receiving rank.
+// Pure arithmetic on dates (seconds), no SimGrid: any transport can put it in front of
+// itself. Egress (per sending node): message queue, noise, token bucket; the transport
+// then starts at the returned date. Ingress (per receiving node): token bucket, message
+// queue; the message is delivered at the returned date. docs/model.md derives each.
+#pragma once
+
+#include "rng.hpp"
+#include "spec.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace hopsim {
+
+// A token bucket of sustained rate r and depth b in front of a line of rate R, serving
+// messages in FIFO order: bytes leave at R while tokens last, then at r.
+class TokenBucket {
+public:
+  TokenBucket() = default;
+  TokenBucket(double line_bytes_per_s, double rate_bytes_per_s, double depth_bytes);
+  // A message of `bytes` whose bytes are all available from `ready`: the dates its first
+  // and last byte leave the bucket.
+  void pass(double ready, double bytes, double* first, double* last);
+
+private:
+  double line_ = 0, rate_ = 0, depth_ = 0;
+  double tokens_ = 0;  // at t_
+  double t_ = 0;
+};
+
+// A FIFO server with a fixed service time.
+class MessageQueue {
+public:
+  double serve(double t, double service)
+  {
+    double start = t > busy_ ? t : busy_;
+    busy_ = start + service;
+    return busy_;
+  }
+
+private:
+  double busy_ = 0;
+};
+
+class NicStage {
+public:
+  NicStage(const PlatformSpec& platform, int nodes, uint64_t seed);
+  // True when any mechanism of the stage is on; when false, messages bypass it.
+  bool active() const { return active_; }
+  // A message of `bytes` handed to the NIC of `node` at `t`: the date its transport may
+  // start, and the time over which its bytes leave the NIC (*spread, at least bytes/R).
+  double egress(int node, double t, int64_t bytes, double* spread);
+  // A message whose last byte the transport delivered to `node` at `arrival`, its bytes
+  // spread over `spread` seconds: the date it is handed to the rank.
+  double ingress(int node, double arrival, int64_t bytes, double spread);
+
+private:
+  double noise();
+
+  struct Direction {
+    TokenBucket bucket;
+    MessageQueue queue;
+  };
+  bool active_ = false;
+  bool bucket_on_ = false;
+  double line_ = 0;
+  double message_s_ = 0;
+  NoiseScope noise_scope_ = NoiseScope::Off;
+  NoiseDistribution distribution_ = NoiseDistribution::Lognormal;
+  bool lognormal_on_ = false;
+  double log_median_ = 0, sigma_ = 0;
+  std::vector<double> values_s_;
+  double run_noise_ = 0;
+  Rng rng_;
+  std::vector<Direction> out_, in_;
+};
+
+}  // namespace hopsim
