@@ -177,6 +177,8 @@ class Platform:
                      if getattr(self, f)]
             if given or self.noise_distribution != "lognormal":
                 self._fail("noise_scope", "missing: [noise] needs scope = \"message\" or \"run\"")
+            # An empty list from a file equals the default empty tuple.
+            self._set("noise_values_us", ())
             return
         if self.noise_distribution not in NOISE_DISTRIBUTIONS:
             self._fail("noise_distribution", f"must be one of {', '.join(NOISE_DISTRIBUTIONS)}, "

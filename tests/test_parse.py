@@ -12,7 +12,8 @@ from hopsim.calibration.parsers import detect_format, parse_file, parse_text
 from hopsim.errors import InputError
 
 DATA = Path(__file__).parent / "data"
-REAL = sorted(p for p in DATA.glob("*/*") if p.suffix != ".cmd")
+# Files only: tests/data/ray/ also holds folders of RayPlatform routing goldens (test_ray_files.py).
+REAL = sorted(p for p in DATA.glob("*/*") if p.is_file() and p.suffix != ".cmd")
 FORMAT_OF_DIR = {"osu": "osu", "imb": "imb", "netpipe": "netpipe",
                  "latency_checker": "latency_checker", "ray": "ray"}
 
