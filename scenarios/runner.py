@@ -39,7 +39,8 @@ class Outcome:
 
 
 def _label(scenario: Scenario, index: int, point: dict) -> str:
-    swept = ", ".join(f"{k}={point[k]}" for k in scenario.swept_keys())
+    # Linked sweep tables may set different keys (complete points have no degree).
+    swept = ", ".join(f"{k}={point[k]}" for k in scenario.swept_keys() if k in point)
     return f"point {index + 1}" + (f" ({swept})" if swept else "")
 
 
@@ -70,17 +71,19 @@ def run(scenario: Scenario, progress: bool = False) -> Outcome:
     """Run every point in order; progress (for a terminal) goes to stderr."""
     points = check(scenario)
     results = []
-    for i, point in enumerate(points):
-        if progress:
-            sys.stderr.write(f"\r\033[K[{i + 1}/{len(points)}] {_label(scenario, i, point)}")
+    try:
+        for i, point in enumerate(points):
+            if progress:
+                sys.stderr.write(f"\r\033[K[{i + 1}/{len(points)}] {_label(scenario, i, point)}")
+                sys.stderr.flush()
+            try:
+                results.append(simulate(**_call_args(scenario, point)))
+            except InputError as e:
+                raise InputError(f"{scenario.source}: {_label(scenario, i, point)}: {e}") from None
+    finally:
+        if progress:  # also on an error or an interrupt: its message starts a clean line
+            sys.stderr.write("\r\033[K")
             sys.stderr.flush()
-        try:
-            results.append(simulate(**_call_args(scenario, point)))
-        except InputError as e:
-            raise InputError(f"{scenario.source}: {_label(scenario, i, point)}: {e}") from None
-    if progress:
-        sys.stderr.write("\r\033[K")
-        sys.stderr.flush()
     return Outcome(scenario, points, results)
 
 
