@@ -170,6 +170,8 @@ def table(outcome: Outcome) -> str:
 
 
 def _cell(column: str, value) -> str:
+    if value is None:
+        return "-"  # a statistic over no kept sample (JSON null)
     if isinstance(value, float):
         return f"{value:.2f}"
     if isinstance(value, list):
