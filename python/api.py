@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from . import platforms
+from . import bounds, platforms
 from .errors import InputError
 from .result import Result
 from .workload import Workload, make_workload
@@ -14,16 +14,33 @@ def prepare(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, se
     """Validate everything a run needs without running it.
 
     Returns the Platform, the Workload and the engine's platform dict (with a
-    reception override applied). Raises InputError naming the offending parameter.
+    reception override applied). Raises InputError naming the offending parameter:
+    bounds (hopsim.bounds), placement, the overlay's size, and the run's memory.
     """
     plat = platforms.load(platform)
+    bounds.check_parameters(dict(params, ranks=ranks, ranks_per_node=ranks_per_node, seed=seed))
     reception = params.pop("reception", None)
     if reception is not None and reception not in platforms.RECEPTIONS:
         raise InputError(f"reception: must be one of {', '.join(platforms.RECEPTIONS)}, "
                          f"got {reception!r}")
     work = make_workload(workload, ranks, ranks_per_node, seed, **params)
     work.check_fits(plat)
+    _check_overlay_shape(work)
+    bounds.check_memory(plat.nodes, work.ranks, work.kind, work.exchanges, work.overlay)
     return plat, work, plat.to_engine_dict(reception)
+
+
+def _check_overlay_shape(work: Workload) -> None:
+    # The engine would refuse a family that does not fit the ranks only once it runs;
+    # asking it here is cheap, so a scenario's every point is checked before the first runs.
+    if not work.overlay or work.overlay == "user":
+        return
+    from . import _engine
+
+    try:
+        _engine.overlay_shape(work.overlay, work.ranks, work.degree)
+    except ValueError as e:
+        raise InputError(f"overlay: {e}") from None
 
 
 def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, seed: int = 1,
