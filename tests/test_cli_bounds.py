@@ -188,3 +188,41 @@ def test_stdout_on_dev_full_is_one_line(args):
     with open("/dev/full", "w") as full:
         p = hopsim_cli(*args, stdout=full)
     assert_one_line(p, "cannot write the output: No space left on device")
+
+
+def test_out_that_is_a_file_is_refused_and_an_existing_folder_is_reused(tmp_path):
+    (tmp_path / "s.toml").write_text('platform = "two-nodes"\nworkload = "roundtrip"\n'
+                                     "ranks = 2\nexchanges = 2\n")
+    (tmp_path / "file").write_text("x")
+    assert_one_line(hopsim_cli("run", "s.toml", "--out", "file", cwd=tmp_path),
+                    "--out file: exists and is not a folder")
+    for _ in range(2):  # the second run writes into the folder the first made
+        p = hopsim_cli("run", "s.toml", "--out", "out", cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.splitlines()[-1] == "wrote out/results.json and out/results.csv"
+
+
+def test_a_reader_that_closes_early_is_not_an_error():
+    # `hopsim platforms | head -c 0`: the pipe closes before hopsim writes.
+    p = subprocess.Popen([sys.executable, "-m", "hopsim", "platforms"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=60) == 0 and err == "", err
+
+
+@pytest.mark.parametrize("key", [k for k in bounds.BOUNDS if k != "seed"])
+def test_each_bound_is_inclusive_at_both_ends(key):
+    b = bounds.BOUNDS[key]
+    typed = int if b.kind == "int" else float
+    assert bounds.check(key, typed(b.high)) == b.high
+    assert bounds.check(key, typed(b.low)) == b.low
+    above = int(b.high) + 1 if b.kind == "int" else b.high * (1 + 1e-12)
+    with pytest.raises(hopsim.InputError, match=f"{key}: must be at most"):
+        bounds.check(key, above)
+    if b.low > 0:
+        below = int(b.low) - 1 if b.kind == "int" else b.low * (1 - 1e-12)
+        with pytest.raises(hopsim.InputError, match=f"{key}: must be"):
+            bounds.check(key, below)
+    if b.zero:
+        assert bounds.check(key, 0.0) == 0.0
