@@ -176,13 +176,19 @@ def read_text(path, what: str) -> str:
 
 # --- memory ----------------------------------------------------------------------------
 
-# Fitted to bench/memory.py's measured peaks (see docs/platforms.md, "Memory"):
-BASE_BYTES = 64 * 2**20        # the forked interpreter, SimGrid and the engine at rest
-PER_NODE_BYTES = 4 * 2**10     # a SimGrid host, its NIC links and routes
-PER_RANK_BYTES = 40 * 2**10    # a 32 KiB actor stack, its context, mailbox and rank state
+# Checked against bench/memory.py's measured peaks (docs/platforms.md, "Memory"): an upper
+# estimate, tight at the large runs where refusing matters.
+BASE_BYTES = 32 * 2**20        # the forked interpreter, SimGrid and the engine at rest
+PER_NODE_BYTES = 4 * 2**10     # a SimGrid host, its NIC and intra-node links, its routes
+# An actor's 32 KiB stack and context, its mailbox and the rank's state. Past 30000 actors
+# the engine drops SimGrid's guard pages (the kernel's map-count limit) and the stacks are
+# then resident in full.
+PER_RANK_BYTES = 16 * 2**10
+PER_RANK_BYTES_UNGUARDED = 40 * 2**10
+UNGUARDED_FROM = 30000         # simulator/platform_builder.cpp's guard-size switch
 PER_IN_FLIGHT_BYTES = 1024     # a SimGrid comm and its message record
 PER_TABLE_ENTRY_BYTES = 2      # a random or user overlay's next-hop table entry
-PER_SAMPLE_BYTES = 8           # a recorded round trip (a double)
+PER_SAMPLE_BYTES = 16          # a recorded round trip (a double) and its sorted copy for the percentiles
 
 
 def memory_estimate(nodes: int, ranks: int, kind: str, exchanges: int = 0, overlay: str = "",
@@ -191,14 +197,17 @@ def memory_estimate(nodes: int, ranks: int, kind: str, exchanges: int = 0, overl
 
         BASE + PER_NODE * nodes + PER_RANK * ranks + PER_IN_FLIGHT * in_flight
              + PER_TABLE_ENTRY * ranks^2   (random and user overlays: n x n next hops)
-             + PER_SAMPLE * ranks * exchanges   (roundtrip: every round trip is kept)
+             + PER_SAMPLE * ranks * exchanges   (roundtrip: every round trip is kept, and
+                                                 sorted in a copy for the percentiles)
 
-    with in_flight the messages that can be in flight at once: 2 per rank for roundtrip
-    (a request or a reply, and a relayed copy), 4 per rank for exchange (two sends, two
+    PER_RANK is 16 KiB, or 40 KiB from 30000 ranks on (no guard pages: stacks resident);
+    in_flight is the messages that can be in flight at once: 2 per rank for roundtrip (a
+    request or a reply, and a relayed copy), 4 per rank for exchange (two sends, two
     receives), 2 for pingpong.
     """
     in_flight = {"roundtrip": 2 * ranks, "exchange": 4 * ranks}.get(kind, 2)
-    total = BASE_BYTES + PER_NODE_BYTES * nodes + PER_RANK_BYTES * ranks
+    per_rank = PER_RANK_BYTES_UNGUARDED if ranks > UNGUARDED_FROM else PER_RANK_BYTES
+    total = BASE_BYTES + PER_NODE_BYTES * nodes + per_rank * ranks
     total += PER_IN_FLIGHT_BYTES * in_flight
     if overlay in ("random", "user"):
         total += PER_TABLE_ENTRY_BYTES * ranks * ranks

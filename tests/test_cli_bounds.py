@@ -53,9 +53,9 @@ SIM = ["simulate", "--platform", "two-nodes", "--workload", "roundtrip", "--rank
     (["topology", "debruijn", "--ranks", 64, "--degree", 99999999999], "--degree: must be at most"),
     (["simulate", "--platform", "/dev/zero", "--workload", "pingpong", "--ranks", 2],
      "not a regular file"),
-    # A run whose memory cannot fit: 1024 ranks x 2^31-1 recorded round trips.
+    # A run whose memory cannot fit: 2 ranks x 2^31-1 recorded round trips (64 GiB).
     (["simulate", "--platform", "two-nodes", "--workload", "roundtrip", "--ranks", 2,
-      "--exchanges", 2**31 - 1], "this run needs about 32"),
+      "--exchanges", 2**31 - 1], "this run needs about 64"),
 ])
 def test_unbounded_inputs_are_one_line(args, fragment, tmp_path):
     assert_one_line(hopsim_cli(*args, cwd=tmp_path), fragment)
@@ -115,7 +115,7 @@ def test_memory_estimate_formula():
     # 4096 ranks on 4096 nodes, 16 round trips, no overlay table.
     est = bounds.memory_estimate(4096, 4096, "roundtrip", exchanges=16)
     assert est == (bounds.BASE_BYTES + 4096 * bounds.PER_NODE_BYTES + 4096 * bounds.PER_RANK_BYTES
-                   + 2 * 4096 * bounds.PER_IN_FLIGHT_BYTES + 8 * 4096 * 16)
+                   + 2 * 4096 * bounds.PER_IN_FLIGHT_BYTES + bounds.PER_SAMPLE_BYTES * 4096 * 16)
     # A random overlay adds its n x n table of 2-byte next hops.
     assert bounds.memory_estimate(4096, 4096, "roundtrip", 16, "random") - est == 2 * 4096**2
     with pytest.raises(hopsim.InputError, match="needs about .* MiB .* 100 MiB is available"):
