@@ -141,7 +141,8 @@ def _bounded_topology(args):
         bounds.check("topology.ranks", args.ranks, "--ranks")
     if args.degree >= 0:
         bounds.check("degree", args.degree, "--degree")
-    bounds.check("seed", args.seed, "--seed")
+    if isinstance(args.seed, int):  # a named seed (a string) is the family's to check
+        bounds.check("seed", args.seed, "--seed")
     return args
 
 
@@ -186,10 +187,11 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("hopsim: interrupted\n")
         return 130
     except OSError as e:
-        # Only our own output can fail this way (inputs raise InputError): stdout on a full
-        # disk or /dev/full.
+        # Inputs raise InputError; what is left is the system refusing our own output
+        # (stdout on a full disk or /dev/full has no file name) or a file we touch.
         _drop_stdout()
-        sys.stderr.write(f"hopsim: error: cannot write the output: {e.strerror or e}\n")
+        where = f"{e.filename}: " if e.filename else "cannot write the output: "
+        sys.stderr.write(f"hopsim: error: {where}{e.strerror or e}\n")
         return EXIT_INPUT
     return status or 0
 

@@ -229,3 +229,20 @@ def test_each_bound_is_inclusive_at_both_ends(key):
             bounds.check(key, below)
     if b.zero:
         assert bounds.check(key, 0.0) == 0.0
+
+
+def test_api_defaults_are_the_documented_ones():
+    # hopsim.simulate and prepare: 2 ranks, 1 per node, seed 1 (the CLI's --seed default).
+    _, work, _ = hopsim.prepare("two-nodes", "roundtrip")
+    assert (work.ranks, work.ranks_per_node, work.seed) == (2, 1, 1)
+    r = hopsim.simulate("two-nodes", "roundtrip", exchanges=2)
+    assert (r.ranks, r.ranks_per_node, r.seed) == (2, 1, 1)
+
+
+def test_an_os_error_names_its_file(tmp_path, monkeypatch, capsys):
+    def refused(*a, **k):
+        raise PermissionError(13, "Permission denied", str(tmp_path / "x"))
+
+    monkeypatch.setattr(platforms, "list_presets", refused)
+    assert cli.main(["platforms"]) == 2
+    assert capsys.readouterr().err == f"hopsim: error: {tmp_path / 'x'}: Permission denied\n"
