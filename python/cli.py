@@ -104,8 +104,9 @@ def _run_run(args) -> int:
     from . import scenarios
 
     scenario = scenarios.load(args.scenario) if args.scenario else scenarios.default()
+    # Refused before any run: a bad path should not cost the whole scenario.
+    scenarios.check_out(args.out)
     if args.plot is not None:
-        # Refused before any run: a bad path should not cost the whole scenario.
         from .scenarios import figures
         figures.kind(scenario)
         figures.check_path(args.plot)
@@ -142,10 +143,23 @@ def _add_topology(sub, argv):
         except ImportError as e:
             raise _Unavailable(f"the topology command is not available: {e}") from None
         topology_cli.add_parser(sub)
-        return topology_cli.run
+        return lambda args: topology_cli.run(_bounded_topology(args))
     sub.add_parser("topology", help="overlay topologies: statistics, Ray files, plots",
                    add_help=False)
     return None
+
+
+def _bounded_topology(args):
+    from . import bounds
+
+    # Below 1 the overlay family names its own rule; the bounds add the upper limits.
+    if args.ranks >= 1:
+        bounds.check("topology.ranks", args.ranks, "--ranks")
+    if args.degree >= 0:
+        bounds.check("degree", args.degree, "--degree")
+    if isinstance(args.seed, int):  # a named seed (a string) is the family's to check
+        bounds.check("seed", args.seed, "--seed")
+    return args
 
 
 class _Unavailable(RuntimeError):
@@ -186,12 +200,28 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         # A reader that closed early (hopsim ... | head) is not an error of ours; point
         # stdout at /dev/null so the interpreter's final flush does not fail again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _drop_stdout()
         return 0
     except KeyboardInterrupt:
+        _drop_stdout()  # what was buffered for a terminal is not flushed after "interrupted"
         sys.stderr.write("hopsim: interrupted\n")
         return 130
+    except OSError as e:
+        # Inputs raise InputError; what is left is the system refusing our own output
+        # (stdout on a full disk or /dev/full has no file name) or a file we touch.
+        _drop_stdout()
+        where = f"{e.filename}: " if e.filename else "cannot write the output: "
+        sys.stderr.write(f"hopsim: error: {where}{e.strerror or e}\n")
+        return EXIT_INPUT
     return status or 0
+
+
+def _drop_stdout():
+    # Whatever is still buffered must not be flushed (again) at exit.
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _one_line(e: Exception) -> str:
