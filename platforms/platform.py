@@ -7,6 +7,7 @@ file ("network.latency_us"), since that is where a user will fix them.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping

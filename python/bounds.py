@@ -69,6 +69,13 @@ BOUNDS: dict[str, Bound] = {
     "host.per_byte_overhead_ns": Bound("float", 1e-6, 1e6, "ns/byte", "1 ns per MB to 1 ms per byte", zero=True),
     "host.gap_us": Bound("float", MIN_TIME_US, MAX_TIME_US, "us", _TIME, zero=True),
     "host.pass_us": Bound("float", MIN_TIME_US, MAX_TIME_US, "us", _TIME, zero=True),
+    # The model mechanisms (docs/model.md); 0 switches each off.
+    "network.bucket_gbps": Bound("float", MIN_GBPS, MAX_GBPS, "Gbit/s", "0: no token bucket; else as bandwidth", zero=True),
+    "network.bucket_burst_bytes": Bound("float", 1, 2**40, "bytes", "0: no burst; at most 1 TiB of tokens", zero=True),
+    "network.nic_message_us": Bound("float", MIN_TIME_US, MAX_TIME_US, "us", _TIME, zero=True),
+    "host.eager_threshold_bytes": Bound("int", 0, INT32_MAX, "bytes", "absent: always eager; an MPI count is a C int"),
+    "noise.median_us": Bound("float", MIN_TIME_US, MAX_TIME_US, "us", _TIME, zero=True),
+    "noise.sigma": Bound("float", 1e-6, 10, "", "a lognormal's log-space SD; e^10 spreads beyond any measurement", zero=True),
     # Workload parameters (hopsim.simulate keywords = CLI flags = scenario keys).
     "ranks": Bound("int", 1, INT32_MAX, "ranks", "a C++ int; memory_estimate() bounds it in practice"),
     "ranks_per_node": Bound("int", 1, MAX_CORES, "ranks", "at most nodes.cores"),
