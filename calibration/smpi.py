@@ -64,6 +64,9 @@ def run_smpi(platform, workload: str, ranks: int, ranks_per_node: int = 1, *, se
     plat, work, spec = prepare(platform, workload, ranks, ranks_per_node, seed, **params)
     params.pop("reception", None)
     smpi_platform.check_expressible(spec)
+    if workload == "roundtrip" and spec["pass_us"] <= 0:
+        raise InputError(f"{plat.name}: host.pass_us is 0; under SMPI a free MPI_Iprobe never "
+                         f"advances simulated time, so roundtrip needs a positive pass cost")
     smpirun = shutil.which("smpirun")
     if smpirun is None:
         raise InputError("smpirun is not on PATH: hopsim smpi needs SimGrid's SMPI (libsimgrid-dev)")
