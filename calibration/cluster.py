@@ -84,6 +84,41 @@ def our_names(tag: str = PREFIX) -> dict[str, list[str]]:
     return {"namespaces": ns, "links": links}
 
 
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+
+
+def _wait_gone(pids, seconds: float) -> None:
+    """SIGKILL is asynchronous: wait until the processes are dead, then reap the ones
+    that were reparented to us (see become_subreaper)."""
+    deadline = time.monotonic() + seconds
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def become_subreaper() -> None:
+    """Ranks whose orted died are reparented to the nearest subreaper, else to PID 1,
+    which in a container may never reap them (zombies would outlive the run)."""
+    import ctypes
+
+    PR_SET_CHILD_SUBREAPER = 36
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
 class EmulatedCluster:
     """`with EmulatedCluster(4, "200mbit") as c:` ... c.hosts, c.mpirun_args()."""
 
@@ -96,6 +131,7 @@ class EmulatedCluster:
             raise InputError(f"--burst: expected at least 1500 bytes, got {burst!r}")
         self.burst = burst if burst is not None else default_burst(self.rate_bits)
         check_available()
+        become_subreaper()
         self.tag = PREFIX + secrets.token_hex(3)  # 9 characters; interface names allow 15
         self.size = hosts
         self.bridge = f"{self.tag}br"
@@ -194,10 +230,11 @@ class EmulatedCluster:
         try:
             names = our_names(self.tag)
             namespaces = list(dict.fromkeys(self.namespaces + names["namespaces"]))
-            for _ in range(3):
-                pids = []
+            killed: set[int] = set()
+            for _ in range(5):
+                pids = set()
                 for ns in namespaces:
-                    pids += [int(p) for p in _run("ip", "netns", "pids", ns, check=False).stdout.split()]
+                    pids |= {int(p) for p in _run("ip", "netns", "pids", ns, check=False).stdout.split()}
                 if not pids:
                     break
                 for pid in pids:
@@ -205,7 +242,9 @@ class EmulatedCluster:
                         os.kill(pid, signal.SIGKILL)
                     except ProcessLookupError:
                         pass
+                killed |= pids
                 time.sleep(0.05)
+            _wait_gone(killed, 5.0)
             for ns in namespaces:
                 _run("ip", "netns", "del", ns, check=False)
             for link in dict.fromkeys(self.links + our_names(self.tag)["links"]):
