@@ -214,7 +214,7 @@ class EmulatedCluster:
         """live-cluster.md's recipe: the agent, direct routing, tcp only, this subnet,
         no binding (each "host" would bind its rank to core 0)."""
         return ["--mca", "plm_rsh_agent", str(self.agent), "--mca", "routed", "direct",
-                "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", self.subnet,
+                "--mca", "btl", "tcp,vader,self", "--mca", "btl_tcp_if_include", self.subnet,
                 "--mca", "oob_tcp_if_include", self.subnet, "--bind-to", "none"]
 
     # -- teardown -----------------------------------------------------------------
