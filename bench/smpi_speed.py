@@ -1,6 +1,7 @@
 """hopsim against SimGrid's SMPI running hopbench, in messages per wall second.
 
-    .venv/bin/python bench/smpi_speed.py [--ranks 64,256,1024] [--repeats K] [--json FILE]
+    .venv/bin/python bench/smpi_speed.py [--ranks 64,256,1024] [--messages M] [--repeats K]
+                                         [--json FILE]
 
 Each row is the same roundtrip workload (latency_checker's pass loop: 4000-byte request
 and reply, any-source reception, independent destinations) on the same platform: a star
@@ -41,8 +42,8 @@ def timed(fn):
     return time.perf_counter() - start, out
 
 
-def row(ranks: int, repeats: int) -> dict:
-    exchanges = max(1, MESSAGES // (2 * ranks))
+def row(ranks: int, repeats: int, messages: int = MESSAGES) -> dict:
+    exchanges = max(1, messages // (2 * ranks))
     p = platform(ranks)
     best_h = best_s = float("inf")
     for _ in range(repeats):
@@ -64,6 +65,8 @@ def row(ranks: int, repeats: int) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ranks", default="64,256,1024")
+    ap.add_argument("--messages", type=int, default=MESSAGES,
+                    help=f"about this many messages per row (default {MESSAGES})")
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args()
@@ -72,7 +75,7 @@ def main() -> None:
     print(f"{'ranks':>6} {'msgs':>8} {'hopsim s':>9} {'SMPI s':>9} {'hopsim msg/s':>13} "
           f"{'SMPI msg/s':>11} {'speedup':>8} {'sim diff':>9} {'load':>5}")
     for n in (int(x) for x in args.ranks.split(",")):
-        r = row(n, args.repeats)
+        r = row(n, args.repeats, args.messages)
         rows.append(r)
         print(f"{r['ranks']:>6} {r['messages']:>8} {r['hopsim_wall_s']:>9.3f} {r['smpi_wall_s']:>9.3f} "
               f"{r['hopsim_msgs_per_s']:>13.0f} {r['smpi_msgs_per_s']:>11.0f} {r['speedup']:>7.1f}x "

@@ -244,3 +244,19 @@ def test_live_exchange_prints_the_imb_block(tmp_path):
     assert [int(r[:13]) for r in rows] == [0, 1024]
     assert [int(r[13:26]) for r in rows] == [20, 20]
     assert all(0 < float(r[26:39]) <= float(r[39:52]) for r in rows)
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--tool", "netpipe", "--workload", "roundtrip", "--ranks", "2"], "measures pingpong"),
+    (["--tool", "imb", "--workload", "exchange", "--ranks", "2", "--tool-path", "/nonexistent"],
+     "--tool-path"),
+    (["--workload", "pingpong", "--ranks", "2", "--link-rate", "200mbit"], "--emulate-cluster"),
+    (["--workload", "pingpong", "--ranks", "2", "--hostfile", "/nonexistent"], "--hostfile"),
+    (["--workload", "pingpong", "--ranks", "2", "--timeout", "0"], "--timeout"),
+    (["--workload", "pingpong", "--ranks", "3"], "exactly 2 ranks"),
+])
+def test_live_bad_input_is_one_line_and_exit_2(tmp_path, args, fragment):
+    p = hopsim_cli("live", *args, "--out", tmp_path / "o")
+    assert p.returncode == 2 and p.stdout == ""
+    assert len(p.stderr.splitlines()) == 1 and fragment in p.stderr, p.stderr
+    assert not (tmp_path / "o").exists()
