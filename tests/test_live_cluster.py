@@ -36,15 +36,19 @@ CAP_MBYTES = 200e6 / 8 / 1e6
 
 
 def leftovers(tag=cluster.PREFIX):
+    """Namespaces and links named from `tag`, and processes of live runs: mpirun and the
+    ranks (their command line holds the installed hopbench's path) or the rsh agent
+    (its path holds the tag). Other users' MPI programs do not count."""
     names = cluster.our_names(tag)
-    procs = subprocess.run(["pgrep", "-f", f"{tag}|hopbench"], capture_output=True, text=True).stdout.split()
+    pattern = f"{tag}|{hopbench_path()}"
+    procs = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
     procs = [p for p in procs if int(p) != os.getpid()]
     return names["namespaces"], names["links"], procs
 
 
 @pytest.fixture
 def clean_before_after():
-    assert leftovers() == ([], [], []), "another emulated cluster is still around"
+    assert leftovers() == ([], [], []), "an emulated cluster or live run is still around"
     yield
     assert leftovers() == ([], [], [])
 
