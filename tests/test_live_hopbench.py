@@ -260,3 +260,11 @@ def test_live_bad_input_is_one_line_and_exit_2(tmp_path, args, fragment):
     assert p.returncode == 2 and p.stdout == ""
     assert len(p.stderr.splitlines()) == 1 and fragment in p.stderr, p.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_without_a_built_hopbench_live_runs_are_refused(monkeypatch, tmp_path):
+    from hopsim.calibration import live
+
+    monkeypatch.setattr(live, "hopbench_path", lambda: tmp_path / "missing" / "hopbench")
+    with pytest.raises(InputError, match="hopbench was not built"):
+        live.run_live("pingpong", 2, sizes=[0])
