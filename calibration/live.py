@@ -121,16 +121,16 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         raise InputError(f"--hostfile: {hostfile} does not exist")
     if timeout is None or timeout <= 0:
         raise InputError(f"--timeout: must be > 0 seconds, got {timeout}")
-    binary = _find_tool(tool, tool_path)
-    mpirun = shutil.which("mpirun")
-    if mpirun is None:
-        raise InputError("mpirun is not on PATH: live runs need Open MPI (openmpi-bin)")
     if emulate_cluster is not None:
         from .cluster import EmulatedCluster, check_available
         check_available()
         if work.nodes_used > emulate_cluster:
             raise InputError(f"--ranks: {ranks} ranks at {ranks_per_node} per host need "
                              f"{work.nodes_used} hosts; --emulate-cluster gives {emulate_cluster}")
+    binary = _find_tool(tool, tool_path)
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        raise InputError("mpirun is not on PATH: live runs need Open MPI (openmpi-bin)")
     cores = os.cpu_count() or 1
     local_ranks = ranks if hostfile is None else ranks_per_node
     crowded = local_ranks > cores

@@ -134,3 +134,20 @@ def test_bad_link_rate_is_one_line(clean_before_after):
                        capture_output=True, text=True)
     assert p.returncode == 2 and p.stdout == ""
     assert len(p.stderr.splitlines()) == 1 and "--link-rate" in p.stderr
+
+
+@pytest.mark.parametrize("how, fragment", [("no-tools", "needs the 'ip' command"),
+                                           ("not-root", "needs root")])
+def test_without_root_or_iproute2_the_cluster_is_refused_in_one_line(tmp_path, how, fragment):
+    cmd = [sys.executable, "-m", "hopsim", "live", "--emulate-cluster", "2", "--link-rate", RATE,
+           "--workload", "pingpong", "--ranks", "2"]
+    env = dict(os.environ)
+    if how == "no-tools":
+        env["PATH"] = str(tmp_path)  # an empty folder: no ip, tc, unshare, mpirun
+    else:
+        if shutil.which("setpriv") is None:
+            pytest.skip("needs setpriv (util-linux) to drop root")
+        cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *cmd]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == "", p.stderr
+    assert len(p.stderr.splitlines()) == 1 and fragment in p.stderr, p.stderr
