@@ -15,7 +15,6 @@ is needed: hosts are addressed by IP.
 """
 from __future__ import annotations
 
-import ipaddress
 import os
 import re
 import secrets

@@ -2,7 +2,6 @@
 
 Needs root, iproute2 and network namespaces; elsewhere these skip with the reason.
 """
-import json
 import os
 import shutil
 import signal
