@@ -53,12 +53,17 @@ def clean_before_after():
 
 
 def test_two_host_pingpong_stays_under_the_link_cap(clean_before_after):
-    result, text = run_live("pingpong", 2, emulate_cluster=2, link_rate=RATE,
+    burst = 32768
+    result, text = run_live("pingpong", 2, emulate_cluster=2, link_rate=RATE, burst=burst,
                             sizes=[0, 1024, 1048576], iterations=20, timeout=90)
     rows = {r["bytes"]: r for r in result["results"]["rows"]}
     assert all(r["latency_us"] > 0 for r in rows.values())
-    # A lone 1 MiB message crosses a 200 Mbit/s tbf: below 25 MB/s, and not absurdly so.
-    assert 0.3 * CAP_MBYTES < rows[1048576]["bandwidth_mbytes_per_sec"] < CAP_MBYTES
+    assert result["live"]["burst_bytes"] == burst
+    # A 1 MiB message crosses a 200 Mbit/s tbf: the bucket (refilled while the reply
+    # travels the other way) lets `burst` bytes through at once, the rest at the cap.
+    s = 1048576
+    bound = CAP_MBYTES * s / (s - burst)
+    assert 0.3 * CAP_MBYTES < rows[s]["bandwidth_mbytes_per_sec"] < bound
     assert result["live"]["host_names"][0] != result["live"]["host_names"][1]
     assert text.startswith("# OSU MPI Latency Test")
 
