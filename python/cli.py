@@ -120,12 +120,17 @@ def _run_run(args) -> int:
 
 
 def _add_platforms(sub):
-    sub.add_parser("platforms", help="list the built-in platform presets",
-                   description="List the built-in presets, one line each.")
+    p = sub.add_parser("platforms", help="list the built-in platform presets",
+                       description="List the built-in presets, one line each.")
+    from .calibration import smpi_platform
+    smpi_platform.add_export_arguments(p)  # hopsim platforms export P --format simgrid-xml
 
 
 def _run_platforms(args) -> int:
     from . import platforms
+    if args.action == "export":
+        from .calibration import smpi_platform
+        return smpi_platform.run_export(args)
 
     names = platforms.list_presets()
     width = max(map(len, names))
@@ -181,6 +186,8 @@ def build_parser(argv: list[str]):
     runners = {"simulate": _run_simulate, "run": _run_run, "platforms": _run_platforms,
                "topology": topology_run, "validate": calibration_cli.run_validate,
                "calibrate": calibration_cli.run_calibrate}
+    from .calibration import live, smpi
+    runners.update(live=live.add_parser(sub), smpi=smpi.add_parser(sub))
     return parser, runners
 
 
