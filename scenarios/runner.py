@@ -165,7 +165,10 @@ def table(outcome: Outcome) -> str:
         for flat in flat_rows(result):
             rows.append({**{k: point.get(k, "") for k in swept}, **flat})
     columns = swept + [c for c in _HEADLINE if any(c in r for r in rows)]
-    cells = [[_cell(c, r.get(c, "")) for c in columns] for r in rows]
+    # A statistic the engine computed as a double prints "235" in JSON when it happens to be
+    # whole; a column holding any float is printed as floats throughout.
+    real = {c for c in columns if any(isinstance(r.get(c), float) for r in rows)}
+    cells = [[_cell(c, r.get(c, ""), c in real) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[j]) for row in cells)) for j, c in enumerate(columns)]
     fixed = " ".join(f"{k}={v}" for k, v in s.fixed.items())
     lines = [f"# {s.name}: {s.description}" if s.description else f"# {s.name}"]
@@ -179,10 +182,10 @@ def table(outcome: Outcome) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _cell(column: str, value) -> str:
+def _cell(column: str, value, real: bool = False) -> str:
     if value is None:
         return "-"  # a statistic over no kept sample (JSON null)
-    if isinstance(value, float):
+    if isinstance(value, float) or (real and isinstance(value, int) and not isinstance(value, bool)):
         return f"{value:.2f}"
     if isinstance(value, list):
         return ",".join(map(str, value))

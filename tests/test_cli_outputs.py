@@ -71,3 +71,14 @@ def test_run_table_shows_a_dash_for_a_null_statistic():
     assert "None" not in table
     row = table.splitlines()[-2].split()
     assert row[:3] == ["1", "-", "-"], table
+
+
+def test_run_table_prints_a_whole_double_like_the_rest_of_its_column():
+    # The engine's JSON writes a double that happens to be whole as "235": in a column of
+    # floats it must still print as 235.00, not as a lone integer.
+    s = scenarios.parse_scenario('platform = "two-nodes"\nworkload = "roundtrip"\nranks = 2\n'
+                                 "[sweep]\nexchanges = [1, 2]\n", "t")
+    outcome = scenarios.Outcome(s, s.points(), [_roundtrip(235), _roundtrip(242.4)])
+    rows = [line.split() for line in scenarios.table(outcome).splitlines()[-2:]]
+    assert rows[0][1:3] == ["235.00", "235.00"], rows
+    assert rows[1][1:3] == ["242.40", "242.40"], rows
