@@ -79,7 +79,8 @@ def _add_simulate(sub):
                    help="with --overlay: the family's parameter (de Bruijn base b, Kautz d, "
                         "polytope alphabet size, torus radix). Default: RayPlatform's rule, "
                         "which for de Bruijn is Ray's default degree 2 (1024 ranks: "
-                        "B(2,10)); a degree that does not fit the ranks is an error "
+                        "B(2,10)), for Kautz the largest d that fits, for polytope and torus "
+                        "2; a degree that does not fit the ranks is an error "
                         "(docs/overlays.md)")
     p.add_argument("--seed", type=seed_value, default=1, metavar="S",
                    help="random seed, an integer 0..2^64-1 (default 1); or 'ray' with "

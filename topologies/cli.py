@@ -36,7 +36,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="the family's parameter: de Bruijn base b, Kautz d, polytope alphabet "
                         "size, torus radix. Default 0: RayPlatform's rule; for de Bruijn that "
                         "is Ray's default degree 2 (1024 ranks: B(2,10)), for Kautz the "
-                        "largest d that fits. A degree that does not fit N is an error")
+                        "largest d that fits, for polytope and torus 2. A degree that does "
+                        "not fit N is an error")
     p.add_argument("--seed", type=seed_value, default=1, metavar="S",
                    help="random family: an integer 0..2^64-1 drawing the edges and the "
                         "route ties (default 1); 'ray': RayPlatform's own random graph and "
