@@ -163,7 +163,8 @@ def add_parser(sub):
                    help="roundtrip: route over the engine's overlay: complete, debruijn, "
                         "kautz, random, group (default: none, direct messages)")
     p.add_argument("--degree", type=int, metavar="D",
-                   help="with --overlay: the family's parameter (default: RayPlatform's "
+                   help="with --overlay: the family's parameter, de Bruijn base b or Kautz d "
+                        "(default: RayPlatform's "
                         "rule, as in hopsim simulate)")
     p.add_argument("--seed", type=int, default=1, metavar="S",
                    help="random seed of destinations and overlay, an integer 0..2^64-1 "

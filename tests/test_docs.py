@@ -94,3 +94,17 @@ def test_every_docs_page_a_tracked_file_names_exists():
                 sections.append(f"{path.relative_to(ROOT)}: docs/{name}, \"{section}\"")
     assert not missing, "references to pages docs/ does not have:\n" + "\n".join(missing)
     assert not sections, "references to sections the page does not have:\n" + "\n".join(sections)
+
+
+# simulator/nic.hpp, tests/data/ray, bench/memory.py: a path into the repository's own folders.
+_REPO_PATH = re.compile(r"(?:^|[\s(`])((?:tests|simulator|bench|python|calibration|topologies|"
+                        r"platforms|scenarios)/[A-Za-z0-9_./-]*[A-Za-z0-9_])")
+
+
+@pytest.mark.parametrize("page", doc_pages(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_files_the_documentation_names_exist(page):
+    if not page.is_file():
+        pytest.fail(f"{page.relative_to(ROOT)} is missing")
+    named = set(_REPO_PATH.findall(page.read_text(encoding="utf-8")))
+    missing = sorted(p for p in named if not (ROOT / p).exists())
+    assert not missing, f"{page.relative_to(ROOT)} names files that do not exist: {missing}"
