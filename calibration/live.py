@@ -271,32 +271,69 @@ def add_parser(sub):
                        description="Run a workload live (hopbench or a third-party benchmark) "
                                    "and print the tool's output and one JSON object in "
                                    "simulate's shape. docs/live.md.")
-    p.add_argument("--workload", required=True, choices=("pingpong", "roundtrip", "exchange"))
-    p.add_argument("--ranks", required=True, type=int, metavar="N")
-    p.add_argument("--ranks-per-node", type=int, default=1, metavar="K")
-    p.add_argument("--hostfile", metavar="FILE", help="Open MPI hostfile (default: this machine)")
+    p.add_argument("--workload", required=True, choices=("pingpong", "roundtrip", "exchange"),
+                   help="required: pingpong (2 ranks), roundtrip or exchange, as in hopsim "
+                        "simulate (docs/workloads.md)")
+    p.add_argument("--ranks", required=True, type=int, metavar="N",
+                   help="required: number of MPI ranks (pingpong: exactly 2)")
+    p.add_argument("--ranks-per-node", type=int, default=1, metavar="K",
+                   help="ranks per host with --hostfile or --emulate-cluster (default 1)")
+    p.add_argument("--hostfile", metavar="FILE",
+                   help="an Open MPI hostfile of a real cluster (default: every rank on this "
+                        "machine)")
     p.add_argument("--emulate-cluster", type=int, metavar="H",
-                   help="build H hosts on this machine (namespaces, bridge, tbf; needs root)")
-    p.add_argument("--link-rate", metavar="RATE", help="tbf cap of each host link, e.g. 200mbit")
-    p.add_argument("--burst", type=int, metavar="BYTES", help="tbf burst (default 10 ms of traffic)")
-    p.add_argument("--tool", choices=TOOLS, default="hopbench")
-    p.add_argument("--tool-path", metavar="PATH", help="the tool's binary (default: on PATH)")
-    p.add_argument("--out", metavar="DIR", help="write result.json, raw output and the mpirun command")
+                   help="build H hosts on this machine: network namespaces, a bridge, tbf "
+                        "link caps; needs root and --link-rate (default: no emulated cluster)")
+    p.add_argument("--link-rate", metavar="RATE",
+                   help="with --emulate-cluster: tbf cap of each host link in tc's syntax, "
+                        "e.g. 200mbit or 1gbit (required there; no default)")
+    p.add_argument("--burst", type=int, metavar="BYTES",
+                   help="with --emulate-cluster: tbf burst in bytes, at least 1500 (default "
+                        "10 ms of traffic at --link-rate, at least 16 KiB)")
+    p.add_argument("--tool", choices=TOOLS, default="hopbench",
+                   help="the benchmark to run (default hopbench; the others are the "
+                        "installed third-party binaries)")
+    p.add_argument("--tool-path", metavar="PATH",
+                   help="the tool's binary (default: hopbench as installed with hopsim, the "
+                        "others found on PATH)")
+    p.add_argument("--out", metavar="DIR",
+                   help="write result.json, the raw output and the mpirun command into DIR "
+                        "(default: nothing written)")
     p.add_argument("--json", action="store_true", help="print only the JSON object")
-    p.add_argument("--timeout", type=float, default=600, metavar="S", help="kill the run after S seconds")
+    p.add_argument("--timeout", type=float, default=600, metavar="S",
+                   help="kill the run after S seconds (default 600)")
     p.add_argument("--oversubscribe", action="store_true",
                    help="allow more busy-polling ranks than cores (numbers then measure the scheduler)")
-    p.add_argument("--request-bytes", type=int, metavar="B")
-    p.add_argument("--reply-bytes", type=int, metavar="B")
-    p.add_argument("--exchanges", type=int, metavar="R")
-    p.add_argument("--destinations", choices=("independent", "shared"))
-    p.add_argument("--sizes", type=_int_list, metavar="0,1024,...")
-    p.add_argument("--iterations", type=int, metavar="N", help="pingpong: timed round trips per size")
-    p.add_argument("--repetitions", type=int, metavar="N", help="exchange: repetitions per size")
-    p.add_argument("--reception", choices=("any-source", "round-robin"))
-    p.add_argument("--overlay", metavar="FAMILY")
-    p.add_argument("--degree", type=int, metavar="D")
-    p.add_argument("--seed", type=int, default=1, metavar="S")
+    p.add_argument("--request-bytes", type=int, metavar="B",
+                   help="roundtrip: request size in bytes (default 4000)")
+    p.add_argument("--reply-bytes", type=int, metavar="B",
+                   help="roundtrip: reply size in bytes (default 4000)")
+    p.add_argument("--exchanges", type=int, metavar="R",
+                   help="roundtrip: round trips per rank (default 1000)")
+    p.add_argument("--destinations", choices=("independent", "shared"),
+                   help="roundtrip: per-rank random streams, or one sequence shared by all "
+                        "ranks (default independent)")
+    p.add_argument("--sizes", type=_int_list, metavar="0,1024,...",
+                   help="pingpong/exchange: message sizes in bytes, comma-separated "
+                        "(default 0 and the powers of two up to 4 MiB)")
+    p.add_argument("--iterations", type=int, metavar="N",
+                   help="pingpong: timed round trips per size (default: osu_latency's "
+                        "10000, 1000 above 8192 bytes, after its warm-up)")
+    p.add_argument("--repetitions", type=int, metavar="N",
+                   help="exchange: repetitions per size (default: IMB's table, 1000 or "
+                        "40 MiB / size)")
+    p.add_argument("--reception", choices=("any-source", "round-robin"),
+                   help="roundtrip with hopbench: how a rank probes (default any-source)")
+    p.add_argument("--overlay", metavar="FAMILY",
+                   help="roundtrip with hopbench: route over the engine's overlay: complete, "
+                        "debruijn, kautz, random, group (default: none, direct messages)")
+    p.add_argument("--degree", type=int, metavar="D",
+                   help="with --overlay: the family's parameter, de Bruijn base b or Kautz d "
+                        "(default: RayPlatform's "
+                        "rule, as in hopsim simulate)")
+    p.add_argument("--seed", type=int, default=1, metavar="S",
+                   help="random seed of destinations and overlay, an integer 0..2^64-1 "
+                        "(default 1)")
     return run
 
 

@@ -126,11 +126,16 @@ def export(platform, prefix: Path) -> tuple[Path, Path]:
 
 def add_export_arguments(p) -> None:
     p.add_argument("action", nargs="?", choices=("export",),
-                   help="export: write a platform for SimGrid (see --format)")
-    p.add_argument("platform", nargs="?", metavar="NAME_OR_FILE", help="the platform to export")
-    p.add_argument("--format", choices=("simgrid-xml",), default="simgrid-xml")
-    p.add_argument("--out", metavar="PREFIX", help="write PREFIX.xml and PREFIX.cfg "
-                                                   "(default: the platform's name)")
+                   help="export: write a platform for SimGrid (see --format); default: list "
+                        "the presets")
+    p.add_argument("platform", nargs="?", metavar="NAME_OR_FILE",
+                   help="with export: the preset name or platform TOML file to export")
+    p.add_argument("--format", choices=("simgrid-xml",), default="simgrid-xml",
+                   help="with export: the output format (default simgrid-xml: a SimGrid "
+                        "platform XML and a file of SMPI --cfg flags, one per line)")
+    p.add_argument("--out", metavar="PREFIX", help="with export: write PREFIX.xml and "
+                                                   "PREFIX.cfg (default: the platform's "
+                                                   "name, in the current folder)")
 
 
 def run_export(args) -> int:

@@ -45,33 +45,48 @@ def _add_simulate(sub):
                                    "(OSU table, latency_checker lines, IMB block), or with "
                                    "--json one JSON object.")
     p.add_argument("--platform", required=True, metavar="NAME_OR_FILE",
-                   help="a preset (hopsim platforms) or a platform TOML file")
-    p.add_argument("--workload", required=True, choices=("pingpong", "roundtrip", "exchange"))
-    p.add_argument("--ranks", required=True, type=int, metavar="N")
-    p.add_argument("--ranks-per-node", type=int, default=1, metavar="K")
-    p.add_argument("--request-bytes", type=int, metavar="B", help="roundtrip (default 4000)")
-    p.add_argument("--reply-bytes", type=int, metavar="B", help="roundtrip (default 4000)")
+                   help="required: a preset name (see hopsim platforms) or a platform TOML "
+                        "file (keys and units: docs/platforms.md)")
+    p.add_argument("--workload", required=True, choices=("pingpong", "roundtrip", "exchange"),
+                   help="required: pingpong (osu_latency, 2 ranks), roundtrip "
+                        "(latency_checker / Ray's network test) or exchange (IMB Exchange); "
+                        "docs/workloads.md")
+    p.add_argument("--ranks", required=True, type=int, metavar="N",
+                   help="required: number of MPI ranks (pingpong: exactly 2)")
+    p.add_argument("--ranks-per-node", type=int, default=1, metavar="K",
+                   help="ranks placed on each node, in blocks (default 1; at most the "
+                        "platform's nodes.cores)")
+    p.add_argument("--request-bytes", type=int, metavar="B",
+                   help="roundtrip: request size in bytes (default 4000)")
+    p.add_argument("--reply-bytes", type=int, metavar="B",
+                   help="roundtrip: reply size in bytes (default 4000; Ray's test uses 0)")
     p.add_argument("--exchanges", type=int, metavar="R",
                    help="roundtrip: round trips per rank (default 1000)")
     p.add_argument("--destinations", choices=("independent", "shared"),
                    help="roundtrip: per-rank random streams, or one sequence shared by all "
                         "ranks as latency_checker's seeding gives (default independent)")
     p.add_argument("--sizes", type=_int_list, metavar="0,1024,...",
-                   help="pingpong/exchange message sizes (default 0 and powers of two to 4 MiB)")
+                   help="pingpong/exchange: message sizes in bytes, comma-separated "
+                        "(default 0 and the powers of two up to 4 MiB, as the tools sweep)")
     p.add_argument("--reception", choices=("any-source", "round-robin"),
-                   help="override the platform's reception policy")
+                   help="roundtrip: how a rank probes for messages (default: the platform's "
+                        "host.reception, itself any-source unless the file says otherwise)")
     p.add_argument("--overlay", metavar="FAMILY",
-                   help="roundtrip: route over a software overlay (complete, debruijn, kautz, "
-                        "random, group, polytope, hypercube, torus)")
+                   help="roundtrip: route over a software overlay: complete, debruijn, kautz, "
+                        "random, group, polytope, hypercube, torus (default: none, every "
+                        "message goes straight to its destination)")
     p.add_argument("--degree", type=int, metavar="D",
-                   help="the overlay's degree parameter (de Bruijn base b, Kautz d, polytope "
-                        "alphabet, torus radix). Default: RayPlatform's rule, which for de "
-                        "Bruijn is Ray's default degree 2 (1024 ranks: B(2,10)); a degree that "
-                        "does not fit the ranks is an error (docs/overlays.md)")
+                   help="with --overlay: the family's parameter (de Bruijn base b, Kautz d, "
+                        "polytope alphabet size, torus radix). Default: RayPlatform's rule, "
+                        "which for de Bruijn is Ray's default degree 2 (1024 ranks: "
+                        "B(2,10)), for Kautz the largest d that fits, for polytope and torus "
+                        "2; a degree that does not fit the ranks is an error "
+                        "(docs/overlays.md)")
     p.add_argument("--seed", type=seed_value, default=1, metavar="S",
-                   help="an integer, or 'ray' with --overlay random: RayPlatform's own random "
-                        "graph and routes (default 1)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+                   help="random seed, an integer 0..2^64-1 (default 1); or 'ray' with "
+                        "--overlay random: RayPlatform's own random graph and routes")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object (docs/workloads.md) instead of the tool's text")
 
 
 def _run_simulate(args) -> int:
@@ -92,12 +107,14 @@ def _add_run(sub):
                        description="Run every point of a scenario, print one table and write "
                                    "results.json and results.csv into --out.")
     p.add_argument("scenario", nargs="?", metavar="SCENARIO",
-                   help="a scenario file, or the name of a packaged scenario (default, "
-                        "overlays, degree_sweep); without it, the embedded default scenario")
-    p.add_argument("--out", default="out", metavar="DIR", help="output folder (default ./out)")
+                   help="a scenario TOML file, or the name of a packaged scenario (default, "
+                        "overlays, degree_sweep); default: the packaged default scenario")
+    p.add_argument("--out", default="out", metavar="DIR",
+                   help="folder for results.json and results.csv, created if missing "
+                        "(default ./out)")
     p.add_argument("--plot", metavar="FILE.png",
                    help="also draw the scenario's figure (overlay comparisons and degree "
-                        "sweeps) into this PNG")
+                        "sweeps) into this PNG file (default: no figure)")
 
 
 def _run_run(args) -> int:
@@ -120,8 +137,14 @@ def _run_run(args) -> int:
 
 
 def _add_platforms(sub):
-    p = sub.add_parser("platforms", help="list the built-in platform presets",
-                       description="List the built-in presets, one line each.")
+    p = sub.add_parser("platforms", help="list the built-in platform presets, or export one "
+                                         "for SimGrid",
+                       description="Without arguments: list the built-in presets, one line "
+                                   "each (nodes x cores, latency in us, bandwidth in Gbit/s, "
+                                   "reception). 'hopsim platforms export NAME_OR_FILE' writes "
+                                   "the platform as a SimGrid platform XML plus the SMPI --cfg "
+                                   "flags that give hopsim's network contract "
+                                   "(docs/platforms.md, docs/live.md).")
     from .calibration import smpi_platform
     smpi_platform.add_export_arguments(p)  # hopsim platforms export P --format simgrid-xml
 
@@ -173,7 +196,13 @@ class _Unavailable(RuntimeError):
 
 def build_parser(argv: list[str]):
     parser = _Parser(prog="hopsim", description="Discrete-event simulation of MPI traffic "
-                                                "on SimGrid.")
+                                                "on SimGrid. Times are in microseconds (us), "
+                                                "sizes in bytes, rates in Gbit/s; "
+                                                "'hopsim COMMAND --help' describes each "
+                                                "command's options.",
+                     epilog="Documentation: docs/ in the source repository (model.md, "
+                            "workloads.md, overlays.md, platforms.md, live.md, "
+                            "calibration.md, validation.md).")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)
     _add_simulate(sub)

@@ -155,6 +155,13 @@ def test_the_documentation_has_commands():
     assert len(COMMANDS) >= 5, COMMANDS
 
 
+def test_the_reference_pages_examples_are_collected():
+    # Each of these pages shows runnable examples; losing them (a changed block style the
+    # extraction misses) would silently stop checking them.
+    pages = {page for page, _ in COMMANDS}
+    assert {"workloads.md", "overlays.md", "platforms.md", "live.md"} <= pages, pages
+
+
 @pytest.mark.parametrize("page, command", COMMANDS, ids=[c for _, c in COMMANDS])
 def test_documented_command_runs(page, command, tmp_path):
     words = shlex.split(command)
