@@ -68,6 +68,12 @@ def _add_simulate(sub):
     p.add_argument("--sizes", type=_int_list, metavar="0,1024,...",
                    help="pingpong/exchange: message sizes in bytes, comma-separated "
                         "(default 0 and the powers of two up to 4 MiB, as the tools sweep)")
+    p.add_argument("--iterations", type=int, metavar="N",
+                   help="pingpong: timed round trips per size (default: osu_latency's, 10000 "
+                        "up to 8192 bytes and 1000 above)")
+    p.add_argument("--repetitions", type=int, metavar="N",
+                   help="exchange: repetitions per size (default: IMB's, 1000 or 40 MiB / "
+                        "size, whichever is smaller)")
     p.add_argument("--reception", choices=("any-source", "round-robin"),
                    help="roundtrip: how a rank probes for messages (default: the platform's "
                         "host.reception, itself any-source unless the file says otherwise)")
@@ -94,8 +100,8 @@ def _run_simulate(args) -> int:
     from .formats import text
 
     params = {k: getattr(args, k) for k in (
-        "request_bytes", "reply_bytes", "exchanges", "destinations", "sizes", "reception",
-        "overlay", "degree") if getattr(args, k) is not None}
+        "request_bytes", "reply_bytes", "exchanges", "destinations", "sizes", "iterations",
+        "repetitions", "reception", "overlay", "degree") if getattr(args, k) is not None}
     result = simulate(args.platform, args.workload, ranks=args.ranks,
                       ranks_per_node=args.ranks_per_node, seed=args.seed, **params)
     sys.stdout.write(result.to_json() + "\n" if args.json else text(result))
