@@ -136,10 +136,16 @@ class PingPongLine(Fitter):
             # the link rate, the first segment's under a token bucket (the later slope is
             # the bucket's), the last one's after a protocol switch.
             lo = segs[0]
-            hi = segs[0] if state["model_breaks"] == "bucket" else segs[-1]
-            how = (f"L from the {lo.first_bytes}..{lo.last_bytes} B segment, B from the "
-                   f"{hi.first_bytes}..{hi.last_bytes} B segment")
-            return self._result(data, lo.intercept_us, hi.bandwidth_gbps, how, pts, state)
+            hi = (state["bucket_segments"][0] if state["model_breaks"] == "bucket" else segs[-1])
+            if is_bandwidth(hi) and lo.intercept_us >= 0:
+                how = (f"L from the {lo.first_bytes}..{lo.last_bytes} B segment, B from the "
+                       f"{hi.first_bytes}..{hi.last_bytes} B segment")
+                return self._result(data, lo.intercept_us, hi.bandwidth_gbps, how, pts, state)
+            # The segment meant to give B has no measurable slope: fit the line instead,
+            # over the sizes below the break (those the link rate alone explains).
+            below = hi.last_bytes if state["model_breaks"] == "bucket" else segs[0].last_bytes
+            use = s <= below
+            how = f"one line over the sizes up to {below} B (below the modelled break)"
         host = (platform.send_overhead_us + platform.recv_overhead_us, 2e-3 * platform.per_byte_overhead_ns)
 
         def resid(x):
@@ -153,7 +159,9 @@ class PingPongLine(Fitter):
         r = least_squares(resid, x0, bounds=([0.0, 1e-9], [np.inf, np.inf]), x_scale="jac",
                           loss="soft_l1", f_scale=0.1)
         L, inv_b = r.x
-        return self._result(data, float(L), 1.0 / float(inv_b), how, pts, state)
+        if not (math.isfinite(L) and math.isfinite(1.0 / inv_b)) or use.sum() < 2:
+            return [], "the ping-pong sizes do not determine a finite line"
+        return self._result(data, float(L), 1.0 / float(inv_b), how, [p for p, u in zip(pts, use) if u], state)
 
     def _result(self, data, L, B, how, pts, state):
         ms = [p.m for p in pts]
@@ -183,24 +191,47 @@ class ProtocolThreshold(Fitter):
 
 
 class TokenBucket(Fitter):
-    """A burst at the link rate then a sustained rate: the slope rises at a size with no
-    jump; the burst is where the two lines cross."""
+    """A burst at the link rate R then a sustained rate r: the slope rises at a size with
+    no jump. Under the engine's bucket (docs/model.md) a message larger than the burst b,
+    sent into a full bucket, takes L + (s - b)/r, and one within it L + s/R: the two
+    lines cross at s* = R b / (R - r), so b = s* (1 - r/R)."""
 
     name = "token bucket"
     keys = ("network.bucket_gbps", "network.bucket_burst_bytes")
 
     def fit(self, data, platform, state):
         segs = state["segments"]
+        seen = None
         for (lo, hi), b in zip(zip(segs, segs[1:]), state["breaks"]):
-            if b.kind == "rate" and hi.slope_us_per_byte > lo.slope_us_per_byte * 1.2:
-                burst = (hi.intercept_us - lo.intercept_us) / (lo.slope_us_per_byte - hi.slope_us_per_byte)
-                state["model_breaks"] = "bucket"
-                prov = (f"fit: segmented regression, slope change at {b.below_bytes}..{b.above_bytes} "
-                        f"bytes ({lo.bandwidth_gbps:.4g} then {hi.bandwidth_gbps:.4g} Gbit/s), "
-                        f"burst where the lines cross ({where(p.m for p in data.pingpong)})")
-                return [Fitted("network.bucket_gbps", _stored(hi.bandwidth_gbps), prov),
-                        Fitted("network.bucket_burst_bytes", int(max(burst, 0)), prov)], None
-        return [], "no slope rise without a jump in the ping-pong curve"
+            if b.kind != "rate" or hi.slope_us_per_byte <= lo.slope_us_per_byte * 1.2:
+                continue
+            if not (is_bandwidth(lo) and is_bandwidth(hi)):
+                # A flat small-size segment (latency, a pass grid) then a sloped one is the
+                # line's own shape, not a burst: the lower slope measures no rate.
+                seen = (f"the slope rises at {b.below_bytes}..{b.above_bytes} B, but "
+                        f"serialisation is under a tenth of the lower segment's time "
+                        f"({lo.first_bytes}..{lo.last_bytes} B): its slope is no burst rate")
+                continue
+            R, r = 8e-3 / lo.slope_us_per_byte, 8e-3 / hi.slope_us_per_byte  # bytes/us * 1e3
+            crossing = (hi.intercept_us - lo.intercept_us) / (lo.slope_us_per_byte - hi.slope_us_per_byte)
+            burst = max(crossing, 0.0) * (1.0 - r / R)
+            state["model_breaks"] = "bucket"
+            state["bucket_segments"] = (lo, hi)
+            prov = (f"fit: segmented regression, slope change at {b.below_bytes}..{b.above_bytes} "
+                    f"bytes ({lo.bandwidth_gbps:.4g} then {hi.bandwidth_gbps:.4g} Gbit/s), "
+                    f"lines crossing at {crossing:.0f} B, burst = crossing x (1 - r/R) "
+                    f"({where(p.m for p in data.pingpong)})")
+            return [Fitted("network.bucket_gbps", _stored(hi.bandwidth_gbps), prov),
+                    Fitted("network.bucket_burst_bytes", int(round(burst)), prov)], None
+        return [], seen or "no slope rise without a jump in the ping-pong curve"
+
+
+def is_bandwidth(seg: Segment) -> bool:
+    """A segment whose slope is a rate: serialisation is at least a tenth of its time at
+    its largest size (below that the slope is within the scatter of the latency)."""
+    if not (seg.slope_us_per_byte > 0 and math.isfinite(seg.bandwidth_gbps)):
+        return False
+    return seg.slope_us_per_byte * seg.last_bytes >= 0.1 * seg.at(seg.last_bytes)
 
 
 class RoundTripSolve(Fitter):
@@ -319,6 +350,9 @@ def calibrate(measurements: list[Measurement], base: Platform, ranks_per_node=No
         why = f.enabled()
         if why is None:
             out, why = f.fit(data, platform, state)
+            bad = [x.key for x in out if isinstance(x.value, float) and not math.isfinite(x.value)]
+            if bad:
+                out, why = [], f"the data gives no finite {', '.join(bad)}"
             fitted += out
             platform = apply(platform, out)
         if why is not None:
