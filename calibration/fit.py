@@ -202,7 +202,8 @@ class TokenBucket(Fitter):
     def fit(self, data, platform, state):
         segs = state["segments"]
         seen = None
-        for (lo, hi), b in zip(zip(segs, segs[1:]), state["breaks"]):
+        # The last rise: the sustained rate is the one the largest messages see.
+        for (lo, hi), b in reversed(list(zip(zip(segs, segs[1:]), state["breaks"]))):
             if b.kind != "rate" or hi.slope_us_per_byte <= lo.slope_us_per_byte * 1.2:
                 continue
             if not (is_bandwidth(lo) and is_bandwidth(hi)):
@@ -286,39 +287,78 @@ class NicMessage(Fitter):
         case = case_of(m)
         if case.workload == "roundtrip":
             case.run["exchanges"] = min(case.run["exchanges"], FIT_EXCHANGES)
-        f = lambda x: case.simulate(platform.replace(nic_message_us=x))
-        x = solve(f, m.value, 0.0, m.value, 1e-6, f"network.nic_message_us from {m.where}")
-        sim = f(_stored(x))
-        return [Fitted("network.nic_message_us", _stored(x),
-                       f"fit: Brent's method over the engine so that {case.label()} gives the "
-                       f"measured {m.statistic} {m.value:.6g} us ({m.where}); simulated "
-                       f"{sim:.6g} us ({100 * (sim - m.value) / m.value:+.2f}%)")], None
+        # An isolated message pays the cost once at each end (L + s/R + 2c): a ping-pong
+        # line's latency already holds 2c. Keep the ping-pong, move c out of L.
+        L = state["line"][0] if "line" in state and not data.intranode else None
+        if L is not None:
+            f = lambda x: case.simulate(platform.replace(nic_message_us=x, latency_us=L - 2 * x))
+            hi = L / 2
+        else:
+            f = lambda x: case.simulate(platform.replace(nic_message_us=x))
+            hi = m.value
+        try:
+            x = solve(f, m.value, 0.0, hi, 1e-6, f"network.nic_message_us from {m.where}")
+        except InputError as e:
+            return [], f"not reachable with network.nic_message_us: {e}"
+        x = _stored(x)
+        sim = f(x)
+        prov = (f"fit: Brent's method over the engine so that {case.label()} gives the "
+                f"measured {m.statistic} {m.value:.6g} us ({m.where}); simulated "
+                f"{sim:.6g} us ({100 * (sim - m.value) / m.value:+.2f}%)")
+        out = [Fitted("network.nic_message_us", x, prov)]
+        if L is not None:
+            out.append(Fitted("network.latency_us", _stored(L - 2 * x),
+                              f"the ping-pong line's {L:.6g} us less twice the NIC message "
+                              f"cost (one at each end); {prov}"))
+        return out, None
 
 
 class Noise(Fitter):
-    """A lognormal delay from repeated trials of one case: median and log-SD of each
-    trial's excess over the case's fastest trial."""
+    """A lognormal delay per run (noise.scope = "run": a new draw per trial, as a new pair
+    of instances gives) from repeated ping-pong trials (3+ files): each trial's offset
+    over the fastest trial (the median over sizes of its excess), a lognormal fitted to
+    the nonzero offsets, and the latency moved to the fastest trial. Only differences
+    between trials are observed: the noise is the excess over the fastest trial, which
+    a latency fit cannot tell from the wire's own latency."""
 
     name = "noise"
     keys = ("noise.scope", "noise.distribution", "noise.median_us", "noise.sigma")
 
     def fit(self, data, platform, state):
-        groups: dict[tuple, list[Point]] = {}
+        from scipy import stats
+
+        by_trial: dict[str, dict[int, float]] = {}
         for p in data.pingpong:
-            groups.setdefault((p.size,), []).append(p)
-        excess = []
-        for pts in groups.values():
-            if len(pts) >= 3:
-                best = min(p.value for p in pts)
-                excess += [p.value - best for p in pts if p.value > best]
-        if len(excess) < 3:
-            return [], "needs three or more trials of one case (repeated files)"
-        logs = np.log(excess)
-        prov = f"fit: excess over the fastest of repeated trials, {len(excess)} values"
-        return [Fitted("noise.scope", "message", prov + "; one draw per message"),
-                Fitted("noise.distribution", "lognormal", prov),
-                Fitted("noise.median_us", _stored(float(np.exp(np.median(logs)))), prov),
-                Fitted("noise.sigma", _stored(float(np.std(logs))), prov)], None
+            by_trial.setdefault(p.m.source, {})[p.size] = p.value
+        sizes = set.intersection(*(set(v) for v in by_trial.values())) if by_trial else set()
+        if len(by_trial) < 3 or not sizes:
+            return [], "needs three or more trials of one case (repeated files, same sizes)"
+        best = {s_: min(t[s_] for t in by_trial.values()) for s_ in sizes}
+        offsets = np.array([float(np.median([t[s_] - best[s_] for s_ in sizes]))
+                            for t in by_trial.values()])
+        if np.count_nonzero(offsets > 0) < 2:
+            return [], "the trials do not differ (no noise to fit)"
+        pos = np.log(offsets[offsets > 0])
+        scale, sigma = float(np.exp(np.mean(pos))), float(np.std(pos))
+        if not (sigma > 0 and math.isfinite(scale)):
+            return [], f"no lognormal fits the {len(offsets)} trials' offsets"
+        prov = (f"fit: {len(offsets)} trials ({where(p.m for p in data.pingpong)}), offsets over "
+                f"the fastest trial, lognormal by maximum likelihood (mean and "
+                f"SD of the logarithms of the nonzero offsets)")
+        out = [Fitted("noise.scope", "run", prov + "; one draw per trial"),
+               Fitted("noise.distribution", "lognormal", prov),
+               Fitted("noise.median_us", _stored(float(scale)), prov),
+               Fitted("noise.sigma", _stored(float(sigma)), prov)]
+        if "line" in state:
+            # The line ran through all trials; the latency is the fastest trial's, and
+            # the noise is the excess over it.
+            L0, B = state["line"]
+            key = "intranode.latency_us" if data.intranode else "network.latency_us"
+            fastest = L0 + float(np.median([best[s_] - (L0 + 8e-3 * s_ / B) for s_ in sizes]))
+            out.append(Fitted(key, _stored(max(fastest, 0.0)),
+                              f"the fastest trial's latency (the line through all trials moved "
+                              f"to it); {prov}"))
+        return out, None
 
 
 def fitters(intranode: bool) -> list[Fitter]:
@@ -353,7 +393,7 @@ def calibrate(measurements: list[Measurement], base: Platform, ranks_per_node=No
             bad = [x.key for x in out if isinstance(x.value, float) and not math.isfinite(x.value)]
             if bad:
                 out, why = [], f"the data gives no finite {', '.join(bad)}"
-            fitted += out
+            fitted = [x for x in fitted if x.key not in {o.key for o in out}] + out
             platform = apply(platform, out)
         if why is not None:
             skipped.append((f.name, why))

@@ -23,10 +23,17 @@ ROOT = Path(__file__).resolve().parent.parent
 # Subcommands (first words after `hopsim`) that do not run in the test suite, and why.
 EXCLUDED = {
     "live": "runs real Open MPI ranks in network namespaces: needs root and minutes",
-    "validate": "runs the live cluster against the simulation: needs root namespaces",
-    "calibrate": "fits platform constants by bisection over many simulations: minutes",
     "smpi": "builds and runs the real benchmarks under SimGrid's SMPI: minutes",
 }
+
+# calibrate and validate run on the real files the examples name (tests/data, and the
+# demonstration's outputs under docs/validation); only their live forms cannot run here.
+LIVE_FLAGS = {"--live": "measures live on an emulated cluster (network namespaces, tbf): "
+                        "needs root and a minute",
+              "--emulate-cluster": "measures live on an emulated cluster (network namespaces, "
+                                   "tbf): needs root and a minute"}
+# Folders of the repository the examples read, linked into the scratch folder.
+LINKED = ("tests", "docs")
 
 # Reduced forms of the slow examples (whitespace-normalised command -> replacement).
 _OVERLAYS_SMALL = """\
@@ -160,6 +167,11 @@ def test_documented_command_runs(page, command, tmp_path):
     words = shlex.split(command)
     if len(words) > 1 and words[1] in EXCLUDED:
         pytest.skip(f"{page}: {EXCLUDED[words[1]]}")
+    live = [w for w in words if w in LIVE_FLAGS]
+    if live:
+        pytest.skip(f"{page}: {LIVE_FLAGS[live[0]]}")
+    for name in LINKED:
+        (tmp_path / name).symlink_to(ROOT / name)
     files = dict(FIXTURES)
     if command in REDUCED:
         command, extra = REDUCED[command]
