@@ -73,8 +73,10 @@ def live_args(label, workload, ranks, rpn, out: Path, link_rate: str) -> list[st
         args += ["--request-bytes", ROUNDTRIP["request_bytes"], "--reply-bytes",
                  ROUNDTRIP["reply_bytes"], "--exchanges", ROUNDTRIP["exchanges"],
                  "--destinations", ROUNDTRIP["destinations"], "--reception", "any-source"]
-        if ranks > (os.cpu_count() or 1):
-            args += ["--oversubscribe"]
+        # Always: it makes a waiting rank yield its core (mpi_yield_when_idle). Spinning
+        # at nice -15, a 2-rank run starved the kernel's packet processing (round trips
+        # of milliseconds, dropped by latency_checker's 1000 us cut; docs/validation.md).
+        args += ["--oversubscribe"]
     return args
 
 
