@@ -88,6 +88,12 @@ REDUCED = {
     "hopsim run": ("hopsim run default_small.toml", {"default_small.toml": (
         'platform = "ec2-10gbe"\nworkload = "roundtrip"\ndestinations = "shared"\nexchanges = 5\n'
         "[sweep]\nplacement = [{ranks = 10, ranks_per_node = 1}, {ranks = 20, ranks_per_node = 2}]\n")}),
+    # 142 IMB cases on a noisy platform (20 seeds each): the 4-rank file alone.
+    "hopsim validate --platform docs/validation/loop.toml --nodes 4 "
+    "tests/data/imb/IMB-MPI1-exchange-np2-tcp.txt tests/data/imb/IMB-MPI1-exchange-np2-tcp-nice.txt "
+    "tests/data/imb/IMB-MPI1-p2p-np4-tcp.txt --json --plot loop-val.png":
+        ("hopsim validate --platform docs/validation/loop.toml --nodes 4 "
+         "tests/data/imb/IMB-MPI1-p2p-np4-tcp.txt --json --plot loop-val.png", {}),
     # Route statistics and Ray's files over all ordered pairs: 4096 ranks write 16M routes.
     "hopsim topology debruijn --ranks 4096 --out ray/": ("hopsim topology debruijn --ranks 256 --out ray/", {}),
     "hopsim topology kautz --ranks 4032": ("hopsim topology kautz --ranks 992", {}),
