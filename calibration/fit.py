@@ -153,17 +153,21 @@ class PingPongLine(Fitter):
             model = L + host[0] + (8e-3 * inv_b + host[1]) * s
             return (model - t)[use] / t[use]
 
+        if np.unique(s[use]).size < 2:
+            return [], "the ping-pong sizes do not determine a finite line"
         x0 = [max(float(np.min(t)), 1e-3), 1.0]
         # soft_l1: residuals beyond 10% count linearly, so a few rows hit by another
         # process's time slice (common on a loaded machine) do not drag the line.
         r = least_squares(resid, x0, bounds=([0.0, 1e-9], [np.inf, np.inf]), x_scale="jac",
                           loss="soft_l1", f_scale=0.1)
         L, inv_b = r.x
-        if not (math.isfinite(L) and math.isfinite(1.0 / inv_b)) or use.sum() < 2:
+        if not (math.isfinite(L) and math.isfinite(1.0 / inv_b)):
             return [], "the ping-pong sizes do not determine a finite line"
         return self._result(data, float(L), 1.0 / float(inv_b), how, [p for p, u in zip(pts, use) if u], state)
 
     def _result(self, data, L, B, how, pts, state):
+        # Below the engine's 1 ns resolution a fitted latency is zero (a bound of the fit).
+        L = 0.0 if L < 1e-3 else L
         ms = [p.m for p in pts]
         state["line"] = (L, B)
         prov = (f"fit: {how}, robust least squares (scipy least_squares, soft_l1 at 10%) on "
