@@ -58,6 +58,17 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
                     argv=None) -> CalibrationResult:
     measurements = [m for f in files for m in parse_file(f)]
     platform, given = _base(base, name, nodes, ranks_per_node)
+    # Runs that placed several ranks per node (hopsim and live JSON record it) must fit
+    # the platform they are replayed on: room for their placement, as a fact of the data.
+    placed = [m for m in measurements if m.ranks_per_node and m.ranks_per_node >= 2
+              and m.ranks > m.ranks_per_node and m.rank is None]
+    if placed:
+        cores = max(m.ranks_per_node for m in placed)
+        need = max(-(-m.ranks // m.ranks_per_node) for m in placed)
+        changes = {k: v for k, v in (("cores", cores), ("nodes", need))
+                   if v > getattr(platform, k) and not (k == "nodes" and nodes is not None)}
+        if changes:
+            platform = platform.replace(**changes)
     if base is not None and not isinstance(base, str):
         base = getattr(base, "name", str(base))
     fit = calibrate(measurements, platform, ranks_per_node)

@@ -9,6 +9,12 @@ from pathlib import Path
 
 from ..errors import InputError
 
+# The live ping-pong of `calibrate --live`: a few latency-bound sizes, then powers of two
+# and their midpoints from 4 KiB to 1 MiB, so that a burst or protocol break is located
+# within half an octave and every segment has four sizes at least.
+LIVE_SIZES = [0, 64, 1024] + sorted({2**k for k in range(12, 21)} | {3 * 2**k for k in range(11, 19)})
+LIVE_ITERATIONS = 100
+
 
 def _positive(text: str) -> int:
     import argparse
@@ -71,10 +77,29 @@ def add_calibrate(sub):
                        description="Fit a platform's network and host parameters to FILES; "
                                    "write it with the provenance of every number, plus the "
                                    "SimGrid platform XML and SMPI flags beside it.")
-    p.add_argument("files", nargs="+", metavar="FILE",
-                   help="one or more measurement files (osu_latency, IMB, NetPIPE, "
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="measurement files, or none with --live (osu_latency, IMB, NetPIPE, "
                         "latency_checker, Ray, hopsim JSON; docs/calibration.md)")
     _placement(p)
+    live = p.add_argument_group("measure first (instead of FILES)")
+    live.add_argument("--live", action="store_true",
+                      help="run a two-host ping-pong live, keep its outputs next to --out, fit it")
+    live.add_argument("--emulate-cluster", type=_positive, metavar="H",
+                      help="with --live: emulate H hosts on this machine in network namespaces (needs root; "
+                            "docs/live.md; default: none, run on this machine or --hostfile)")
+    live.add_argument("--link-rate", metavar="RATE", help="with --live and --emulate-cluster: each host link's tbf cap in bit/s, e.g. 200mbit "
+                            "(default: uncapped)")
+    live.add_argument("--burst", type=_positive, metavar="BYTES", help="with --live: the tbf burst in bytes (default: 10 ms of traffic at --link-rate, "
+                            "at least 16 KiB)")
+    live.add_argument("--hostfile", metavar="FILE", help="with --live: a real cluster's Open MPI hostfile (default: none)")
+    live.add_argument("--tool", choices=("hopbench", "netpipe"), default="hopbench",
+                      help="with --live: the ping-pong program (default hopbench; NetPIPE's np.out is fitted "
+                            "as is)")
+    live.add_argument("--sizes", metavar="0,1,...", help="with --live: message sizes "
+                      "in bytes (default: 0, 64, 1024, then powers of two and their midpoints from 4 KiB "
+                       "to 1 MiB)")
+    live.add_argument("--iterations", type=_positive, default=LIVE_ITERATIONS, metavar="N",
+                      help=f"with --live: timed round trips per size (default {LIVE_ITERATIONS})")
     p.add_argument("--base", metavar="PLATFORM",
                    help="preset or platform TOML file giving every value the data cannot "
                         "determine (default: none; then the files must determine the "
@@ -99,7 +124,18 @@ def run_calibrate(args) -> int:
         raise InputError(f"--out: folder {str(out.parent)!r} does not exist")
     if args.plot:
         plots.check_path(args.plot)
-    result = calibrate_files(args.files, base=args.base, nodes=args.nodes,
+    files = list(args.files)
+    live_opts = [f"--{k.replace('_', '-')}" for k in ("emulate_cluster", "link_rate", "burst", "hostfile")
+                 if getattr(args, k) is not None] + (["--sizes"] if args.sizes else [])
+    if args.live:
+        if files:
+            raise InputError("--live measures its own ping-pong; give FILES or --live, not both")
+        files = [measure_live(args, out)]
+    elif live_opts:
+        raise InputError(f"{live_opts[0]} applies to --live")
+    elif not files:
+        raise InputError("give measurement FILES, or --live to measure a ping-pong first")
+    result = calibrate_files(files, base=args.base, nodes=args.nodes,
                              ranks_per_node=args.ranks_per_node,
                              name=args.name or out.stem, argv=sys.argv[1:])
     # Everything is computed: only now write, each file whole or not at all.
@@ -113,6 +149,34 @@ def run_calibrate(args) -> int:
     sys.stdout.write(f"wrote {out}, {xml} (SimGrid platform) and {cfg} (SMPI --cfg flags)"
                      + (f", {args.plot}" if args.plot else "") + "\n")
     return 0
+
+
+def measure_live(args, out: Path) -> str:
+    """Run the two-host ping-pong (hopsim.calibration.live.run_live) into OUT's folder as
+    <stem>-live/ (result.json, the tool's raw output, the mpirun command); the file to fit."""
+    from .live import run_live
+
+    sizes = LIVE_SIZES
+    if args.sizes:
+        try:
+            sizes = [int(x) for x in args.sizes.split(",")]
+        except ValueError:
+            raise InputError(f"--sizes: expected comma-separated byte counts, got {args.sizes!r}") from None
+    raw = out.with_name(out.stem + "-live")
+    if raw.exists():
+        raise InputError(f"--live: {raw} exists; remove it or choose another --out")
+    params = {"sizes": sizes, "iterations": args.iterations}
+    if args.tool == "netpipe":
+        params = {"sizes": [max(sizes)]}   # NetPIPE chooses its own sizes up to the largest
+    sys.stderr.write(f"hopsim calibrate: measuring a {args.tool} ping-pong on 2 hosts "
+                     f"({'emulated, ' + args.link_rate if args.emulate_cluster else args.hostfile or 'this machine'})\n")
+    # oversubscribe=True makes the waiting rank yield its core (mpi_yield_when_idle):
+    # under a raised priority (nice -n -15) a spinning rank starved the kernel's packet
+    # processing and a 0-byte ping-pong took 7.7 ms instead of ~6 us (docs/validation.md).
+    run_live("pingpong", 2, 1, tool=args.tool, hostfile=args.hostfile, oversubscribe=True,
+             emulate_cluster=args.emulate_cluster, link_rate=args.link_rate, burst=args.burst,
+             out=str(raw), progress=lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n"), **params)
+    return str(raw / ("np.out" if args.tool == "netpipe" else "result.json"))
 
 
 def _atomic(path, write) -> None:

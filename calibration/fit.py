@@ -136,10 +136,16 @@ class PingPongLine(Fitter):
             # the link rate, the first segment's under a token bucket (the later slope is
             # the bucket's), the last one's after a protocol switch.
             lo = segs[0]
-            hi = segs[0] if state["model_breaks"] == "bucket" else segs[-1]
-            how = (f"L from the {lo.first_bytes}..{lo.last_bytes} B segment, B from the "
-                   f"{hi.first_bytes}..{hi.last_bytes} B segment")
-            return self._result(data, lo.intercept_us, hi.bandwidth_gbps, how, pts, state)
+            hi = (state["bucket_segments"][0] if state["model_breaks"] == "bucket" else segs[-1])
+            if is_bandwidth(hi) and lo.intercept_us >= 0:
+                how = (f"L from the {lo.first_bytes}..{lo.last_bytes} B segment, B from the "
+                       f"{hi.first_bytes}..{hi.last_bytes} B segment")
+                return self._result(data, lo.intercept_us, hi.bandwidth_gbps, how, pts, state)
+            # The segment meant to give B has no measurable slope: fit the line instead,
+            # over the sizes below the break (those the link rate alone explains).
+            below = hi.last_bytes if state["model_breaks"] == "bucket" else segs[0].last_bytes
+            use = s <= below
+            how = f"one line over the sizes up to {below} B (below the modelled break)"
         host = (platform.send_overhead_us + platform.recv_overhead_us, 2e-3 * platform.per_byte_overhead_ns)
 
         def resid(x):
@@ -147,15 +153,21 @@ class PingPongLine(Fitter):
             model = L + host[0] + (8e-3 * inv_b + host[1]) * s
             return (model - t)[use] / t[use]
 
+        if np.unique(s[use]).size < 2:
+            return [], "the ping-pong sizes do not determine a finite line"
         x0 = [max(float(np.min(t)), 1e-3), 1.0]
         # soft_l1: residuals beyond 10% count linearly, so a few rows hit by another
         # process's time slice (common on a loaded machine) do not drag the line.
         r = least_squares(resid, x0, bounds=([0.0, 1e-9], [np.inf, np.inf]), x_scale="jac",
                           loss="soft_l1", f_scale=0.1)
         L, inv_b = r.x
-        return self._result(data, float(L), 1.0 / float(inv_b), how, pts, state)
+        if not (math.isfinite(L) and math.isfinite(1.0 / inv_b)):
+            return [], "the ping-pong sizes do not determine a finite line"
+        return self._result(data, float(L), 1.0 / float(inv_b), how, [p for p, u in zip(pts, use) if u], state)
 
     def _result(self, data, L, B, how, pts, state):
+        # Below the engine's 1 ns resolution a fitted latency is zero (a bound of the fit).
+        L = 0.0 if L < 1e-3 else L
         ms = [p.m for p in pts]
         state["line"] = (L, B)
         prov = (f"fit: {how}, robust least squares (scipy least_squares, soft_l1 at 10%) on "
@@ -183,24 +195,48 @@ class ProtocolThreshold(Fitter):
 
 
 class TokenBucket(Fitter):
-    """A burst at the link rate then a sustained rate: the slope rises at a size with no
-    jump; the burst is where the two lines cross."""
+    """A burst at the link rate R then a sustained rate r: the slope rises at a size with
+    no jump. Under the engine's bucket (docs/model.md) a message larger than the burst b,
+    sent into a full bucket, takes L + (s - b)/r, and one within it L + s/R: the two
+    lines cross at s* = R b / (R - r), so b = s* (1 - r/R)."""
 
     name = "token bucket"
     keys = ("network.bucket_gbps", "network.bucket_burst_bytes")
 
     def fit(self, data, platform, state):
         segs = state["segments"]
-        for (lo, hi), b in zip(zip(segs, segs[1:]), state["breaks"]):
-            if b.kind == "rate" and hi.slope_us_per_byte > lo.slope_us_per_byte * 1.2:
-                burst = (hi.intercept_us - lo.intercept_us) / (lo.slope_us_per_byte - hi.slope_us_per_byte)
-                state["model_breaks"] = "bucket"
-                prov = (f"fit: segmented regression, slope change at {b.below_bytes}..{b.above_bytes} "
-                        f"bytes ({lo.bandwidth_gbps:.4g} then {hi.bandwidth_gbps:.4g} Gbit/s), "
-                        f"burst where the lines cross ({where(p.m for p in data.pingpong)})")
-                return [Fitted("network.bucket_gbps", _stored(hi.bandwidth_gbps), prov),
-                        Fitted("network.bucket_burst_bytes", int(max(burst, 0)), prov)], None
-        return [], "no slope rise without a jump in the ping-pong curve"
+        seen = None
+        # The last rise: the sustained rate is the one the largest messages see.
+        for (lo, hi), b in reversed(list(zip(zip(segs, segs[1:]), state["breaks"]))):
+            if b.kind != "rate" or hi.slope_us_per_byte <= lo.slope_us_per_byte * 1.2:
+                continue
+            if not (is_bandwidth(lo) and is_bandwidth(hi)):
+                # A flat small-size segment (latency, a pass grid) then a sloped one is the
+                # line's own shape, not a burst: the lower slope measures no rate.
+                seen = (f"the slope rises at {b.below_bytes}..{b.above_bytes} B, but "
+                        f"serialisation is under a tenth of the lower segment's time "
+                        f"({lo.first_bytes}..{lo.last_bytes} B): its slope is no burst rate")
+                continue
+            R, r = 8e-3 / lo.slope_us_per_byte, 8e-3 / hi.slope_us_per_byte  # bytes/us * 1e3
+            crossing = (hi.intercept_us - lo.intercept_us) / (lo.slope_us_per_byte - hi.slope_us_per_byte)
+            burst = max(crossing, 0.0) * (1.0 - r / R)
+            state["model_breaks"] = "bucket"
+            state["bucket_segments"] = (lo, hi)
+            prov = (f"fit: segmented regression, slope change at {b.below_bytes}..{b.above_bytes} "
+                    f"bytes ({lo.bandwidth_gbps:.4g} then {hi.bandwidth_gbps:.4g} Gbit/s), "
+                    f"lines crossing at {crossing:.0f} B, burst = crossing x (1 - r/R) "
+                    f"({where(p.m for p in data.pingpong)})")
+            return [Fitted("network.bucket_gbps", _stored(hi.bandwidth_gbps), prov),
+                    Fitted("network.bucket_burst_bytes", int(round(burst)), prov)], None
+        return [], seen or "no slope rise without a jump in the ping-pong curve"
+
+
+def is_bandwidth(seg: Segment) -> bool:
+    """A segment whose slope is a rate: serialisation is at least a tenth of its time at
+    its largest size (below that the slope is within the scatter of the latency)."""
+    if not (seg.slope_us_per_byte > 0 and math.isfinite(seg.bandwidth_gbps)):
+        return False
+    return seg.slope_us_per_byte * seg.last_bytes >= 0.1 * seg.at(seg.last_bytes)
 
 
 class RoundTripSolve(Fitter):
@@ -255,39 +291,78 @@ class NicMessage(Fitter):
         case = case_of(m)
         if case.workload == "roundtrip":
             case.run["exchanges"] = min(case.run["exchanges"], FIT_EXCHANGES)
-        f = lambda x: case.simulate(platform.replace(nic_message_us=x))
-        x = solve(f, m.value, 0.0, m.value, 1e-6, f"network.nic_message_us from {m.where}")
-        sim = f(_stored(x))
-        return [Fitted("network.nic_message_us", _stored(x),
-                       f"fit: Brent's method over the engine so that {case.label()} gives the "
-                       f"measured {m.statistic} {m.value:.6g} us ({m.where}); simulated "
-                       f"{sim:.6g} us ({100 * (sim - m.value) / m.value:+.2f}%)")], None
+        # An isolated message pays the cost once at each end (L + s/R + 2c): a ping-pong
+        # line's latency already holds 2c. Keep the ping-pong, move c out of L.
+        L = state["line"][0] if "line" in state and not data.intranode else None
+        if L is not None:
+            f = lambda x: case.simulate(platform.replace(nic_message_us=x, latency_us=L - 2 * x))
+            hi = L / 2
+        else:
+            f = lambda x: case.simulate(platform.replace(nic_message_us=x))
+            hi = m.value
+        try:
+            x = solve(f, m.value, 0.0, hi, 1e-6, f"network.nic_message_us from {m.where}")
+        except InputError as e:
+            return [], f"not reachable with network.nic_message_us: {e}"
+        x = _stored(x)
+        sim = f(x)
+        prov = (f"fit: Brent's method over the engine so that {case.label()} gives the "
+                f"measured {m.statistic} {m.value:.6g} us ({m.where}); simulated "
+                f"{sim:.6g} us ({100 * (sim - m.value) / m.value:+.2f}%)")
+        out = [Fitted("network.nic_message_us", x, prov)]
+        if L is not None:
+            out.append(Fitted("network.latency_us", _stored(L - 2 * x),
+                              f"the ping-pong line's {L:.6g} us less twice the NIC message "
+                              f"cost (one at each end); {prov}"))
+        return out, None
 
 
 class Noise(Fitter):
-    """A lognormal delay from repeated trials of one case: median and log-SD of each
-    trial's excess over the case's fastest trial."""
+    """A lognormal delay per run (noise.scope = "run": a new draw per trial, as a new pair
+    of instances gives) from repeated ping-pong trials (3+ files): each trial's offset
+    over the fastest trial (the median over sizes of its excess), a lognormal fitted to
+    the nonzero offsets, and the latency moved to the fastest trial. Only differences
+    between trials are observed: the noise is the excess over the fastest trial, which
+    a latency fit cannot tell from the wire's own latency."""
 
     name = "noise"
     keys = ("noise.scope", "noise.distribution", "noise.median_us", "noise.sigma")
 
     def fit(self, data, platform, state):
-        groups: dict[tuple, list[Point]] = {}
+        from scipy import stats
+
+        by_trial: dict[str, dict[int, float]] = {}
         for p in data.pingpong:
-            groups.setdefault((p.size,), []).append(p)
-        excess = []
-        for pts in groups.values():
-            if len(pts) >= 3:
-                best = min(p.value for p in pts)
-                excess += [p.value - best for p in pts if p.value > best]
-        if len(excess) < 3:
-            return [], "needs three or more trials of one case (repeated files)"
-        logs = np.log(excess)
-        prov = f"fit: excess over the fastest of repeated trials, {len(excess)} values"
-        return [Fitted("noise.scope", "message", prov + "; one draw per message"),
-                Fitted("noise.distribution", "lognormal", prov),
-                Fitted("noise.median_us", _stored(float(np.exp(np.median(logs)))), prov),
-                Fitted("noise.sigma", _stored(float(np.std(logs))), prov)], None
+            by_trial.setdefault(p.m.source, {})[p.size] = p.value
+        sizes = set.intersection(*(set(v) for v in by_trial.values())) if by_trial else set()
+        if len(by_trial) < 3 or not sizes:
+            return [], "needs three or more trials of one case (repeated files, same sizes)"
+        best = {s_: min(t[s_] for t in by_trial.values()) for s_ in sizes}
+        offsets = np.array([float(np.median([t[s_] - best[s_] for s_ in sizes]))
+                            for t in by_trial.values()])
+        if np.count_nonzero(offsets > 0) < 2:
+            return [], "the trials do not differ (no noise to fit)"
+        pos = np.log(offsets[offsets > 0])
+        scale, sigma = float(np.exp(np.mean(pos))), float(np.std(pos))
+        if not (sigma > 0 and math.isfinite(scale)):
+            return [], f"no lognormal fits the {len(offsets)} trials' offsets"
+        prov = (f"fit: {len(offsets)} trials ({where(p.m for p in data.pingpong)}), offsets over "
+                f"the fastest trial, lognormal by maximum likelihood (mean and "
+                f"SD of the logarithms of the nonzero offsets)")
+        out = [Fitted("noise.scope", "run", prov + "; one draw per trial"),
+               Fitted("noise.distribution", "lognormal", prov),
+               Fitted("noise.median_us", _stored(float(scale)), prov),
+               Fitted("noise.sigma", _stored(float(sigma)), prov)]
+        if "line" in state:
+            # The line ran through all trials; the latency is the fastest trial's, and
+            # the noise is the excess over it.
+            L0, B = state["line"]
+            key = "intranode.latency_us" if data.intranode else "network.latency_us"
+            fastest = L0 + float(np.median([best[s_] - (L0 + 8e-3 * s_ / B) for s_ in sizes]))
+            out.append(Fitted(key, _stored(max(fastest, 0.0)),
+                              f"the fastest trial's latency (the line through all trials moved "
+                              f"to it); {prov}"))
+        return out, None
 
 
 def fitters(intranode: bool) -> list[Fitter]:
@@ -319,7 +394,10 @@ def calibrate(measurements: list[Measurement], base: Platform, ranks_per_node=No
         why = f.enabled()
         if why is None:
             out, why = f.fit(data, platform, state)
-            fitted += out
+            bad = [x.key for x in out if isinstance(x.value, float) and not math.isfinite(x.value)]
+            if bad:
+                out, why = [], f"the data gives no finite {', '.join(bad)}"
+            fitted = [x for x in fitted if x.key not in {o.key for o in out}] + out
             platform = apply(platform, out)
         if why is not None:
             skipped.append((f.name, why))

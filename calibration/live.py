@@ -237,7 +237,8 @@ def _interpret(tool, stdout, raw_files, work, platform, parameters, wall, live):
     # (the other parsers belong to hopsim's calibration readers).
     out = {"platform": platform, "workload": work.kind, "ranks": work.ranks,
            "ranks_per_node": work.ranks_per_node, "seed": work.seed, "simulated_seconds": None,
-           "wall_seconds": wall, "messages": None, "results": None, "live": live}
+           "wall_seconds": wall, "messages": None, "results": None,
+           "parameters": parameters, "live": live}
     if tool == "netpipe" and "np.out" in raw_files:
         rows = []
         for line in raw_files["np.out"].splitlines():

@@ -125,7 +125,7 @@ def to_result(raw: dict, *, platform: str, ranks_per_node: int, seed: int, param
 
 
 def result_dict(result: Result, live: dict) -> dict:
-    """The JSON of a live run: simulate's keys, then per_rank and a `live` block
+    """The JSON of a live run: simulate's keys (parameters included), then per_rank and a `live` block
     (what ran where: tool, hosts, mpirun command, link rate)."""
     out = result.to_dict()
     if result.per_rank:

@@ -23,7 +23,9 @@ class Measurement:
     "t_avg_us" is IMB's; "lc_average_of_averages_us" is latency_checker's). rank: set
     for a per-rank value. repetitions: the tool's count behind the value when printed;
     trials: how many trials the value summarises (NetPIPE). ranks_per_node: None when
-    the file does not say (give it with --ranks-per-node).
+    the file does not say (give it with --ranks-per-node). replay: for a hopsim or
+    live JSON, the run's own workload parameters and seed ((key, value) pairs), which
+    validate replays instead of a tool's fixed semantics.
     """
 
     tool: str
@@ -40,6 +42,7 @@ class Measurement:
     rank: int | None = None
     reply_size: int | None = None
     version: str = ""
+    replay: tuple = ()
 
     @property
     def where(self) -> str:

@@ -42,6 +42,14 @@ class Breakpoint:
 
 
 RESOLUTION = 1e-4
+# Slopes within this factor of each other are one rate (a jump between them is a protocol).
+SAME_RATE = 1.5
+
+
+def _visible(seg: "Segment") -> bool:
+    """The segment's slope is a rate: serialisation is a tenth of its time at least."""
+    end = seg.at(seg.last_bytes)
+    return seg.slope_us_per_byte > 0 and end > 0 and seg.slope_us_per_byte * seg.last_bytes >= 0.1 * end
 
 
 class _Runs:
@@ -104,8 +112,9 @@ def classify(segs: list[Segment], jump_rel: float = 0.10) -> list[Breakpoint]:
     """Name each breakpoint. If the two lines cross between the last lower size and the
     first upper one, the curve is continuous there and only its slope changed: a rate
     change such as a token bucket. Otherwise the gap between the lines is a jump; a jump
-    above jump_rel of the time (and three times the segments' scatter) is a protocol
-    switch, a smaller one a rate change."""
+    above jump_rel of the time (and three times the segments' scatter) with the same
+    rate on both sides (within SAME_RATE) is a protocol switch, anything else a rate
+    change."""
     out = []
     for lo, hi in zip(segs, segs[1:]):
         below, above = lo.last_bytes, hi.first_bytes
@@ -117,5 +126,11 @@ def classify(segs: list[Segment], jump_rel: float = 0.10) -> list[Breakpoint]:
         scatter = 3 * max(lo.rms_rel, hi.rms_rel)
         rel = jump / max(lo.at(below), 1e-12)
         kind = "protocol" if rel > max(jump_rel, scatter) else "rate"
+        # A protocol switch adds a constant (a handshake) and keeps the wire's rate; where
+        # both slopes are measured rates and differ by half or more, the rate changed.
+        if kind == "protocol" and _visible(lo) and _visible(hi):
+            ratio = hi.slope_us_per_byte / lo.slope_us_per_byte
+            if not 1 / SAME_RATE <= ratio <= SAME_RATE:
+                kind = "rate"
         out.append(Breakpoint(below, above, jump, kind))
     return out

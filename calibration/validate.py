@@ -23,6 +23,9 @@ from .parsers import parse_file
 # iteration exactly, so more only costs time; the measured count is used when lower.
 MAX_ITERATIONS = 200
 MAX_EXCHANGES = 1000
+# Seeds a case is simulated with on a noise-carrying platform (its distribution); the
+# reported simulated value is their median.
+NOISE_SEEDS = 20
 
 _PINGPONG = {("osu_latency", "latency_us"), ("netpipe", "latency_us"), ("imb", "t_us"),
              ("hopsim", "latency_us")}
@@ -45,6 +48,18 @@ class Case:
     measured_us: float
     run: dict                      # hopsim.simulate keywords beyond platform/placement
     simulated_us: float | None = None
+    # Noise-carrying platforms: the case simulated with NOISE_SEEDS seeds.
+    distribution: list[float] = field(default_factory=list)
+
+    @property
+    def percentile(self) -> float | None:
+        """Where the measured value falls in the simulated distribution: the percentage
+        of simulated runs below it, ties counting half (None without a distribution)."""
+        if not self.distribution:
+            return None
+        below = sum(v < self.measured_us for v in self.distribution)
+        ties = sum(v == self.measured_us for v in self.distribution)
+        return 100.0 * (below + 0.5 * ties) / len(self.distribution)
 
     @property
     def error_pct(self) -> float | None:
@@ -91,6 +106,8 @@ def case_of(m: Measurement, ranks_per_node: int | None = None) -> Case | None:
                "destinations": "independent" if m.tool == "ray" else "shared"}
         if m.tool == "latency_checker":
             run["reception"] = "any-source"
+        # A hopsim or live JSON says how it ran: its destinations, reception, overlay, seed.
+        run.update(dict(m.replay))
         return Case(workload="roundtrip", bytes=m.size, **common, run=run)
     return None
 
@@ -98,12 +115,16 @@ def case_of(m: Measurement, ranks_per_node: int | None = None) -> Case | None:
 _SIM_STAT = {"pingpong": "latency_us", "exchange": "t_avg_us"}
 
 
-def _simulate_group(platform, cases: list[Case], seed: int = 1) -> None:
-    """One simulation for cases that differ only in size; fills simulated_us."""
+def _simulate_group(platform, cases: list[Case], seed: int = 1, keep_seed: bool = True) -> None:
+    """One simulation for cases that differ only in size; fills simulated_us. A case
+    that carries its run's seed uses it (keep_seed), else seed."""
     from ..api import simulate
 
     first = cases[0]
     run = dict(first.run)
+    own = run.pop("seed", seed)
+    if keep_seed:
+        seed = own
     if "sizes" in run:
         run["sizes"] = sorted({c.bytes for c in cases})
     try:
@@ -147,7 +168,11 @@ class Report:
             "cases": [{"file": c.file, "line": c.line, "tool": c.tool, "workload": c.workload,
                        "ranks": c.ranks, "ranks_per_node": c.ranks_per_node, "bytes": c.bytes,
                        "statistic": c.statistic, "measured_us": c.measured_us,
-                       "simulated_us": c.simulated_us, "error_pct": c.error_pct}
+                       "simulated_us": c.simulated_us, "error_pct": c.error_pct,
+                       **({"simulated_runs": len(c.distribution),
+                           "simulated_min_us": min(c.distribution),
+                           "simulated_max_us": max(c.distribution),
+                           "measured_percentile": c.percentile} if c.distribution else {})}
                       for c in self.cases],
             "median_abs_error_pct": self.median_abs_error_pct,
             "max_abs_error_pct": self.max_abs_error_pct,
@@ -157,18 +182,27 @@ class Report:
     def table(self) -> str:
         head = f"{'file':<28} {'workload':<9} {'ranks':>5} {'rpn':>3} {'bytes':>9} " \
                f"{'measured_us':>12} {'simulated_us':>12} {'error_%':>8}"
+        noisy = any(c.distribution for c in self.cases)
+        if noisy:
+            head += f" {'simulated range (' + str(NOISE_SEEDS) + ' seeds)':>26} {'pctile':>6}"
         lines = [head]
         for c in self.cases:
             err = "-" if c.error_pct is None else f"{c.error_pct:+.1f}"
-            lines.append(f"{_short(c.file):<28} {c.workload:<9} {c.ranks:>5} {c.ranks_per_node:>3} "
-                         f"{c.bytes:>9} {c.measured_us:>12.3f} {c.simulated_us:>12.3f} {err:>8}")
+            line = (f"{_short(c.file):<28} {c.workload:<9} {c.ranks:>5} {c.ranks_per_node:>3} "
+                    f"{c.bytes:>9} {c.measured_us:>12.3f} {c.simulated_us:>12.3f} {err:>8}")
+            if c.distribution:
+                rng = f"{min(c.distribution):.3f}..{max(c.distribution):.3f}"
+                line += f" {rng:>26} {c.percentile:>6.1f}"
+            lines.append(line)
         if self.cases:
             worst = max((c for c in self.cases if c.error_pct is not None),
                         key=lambda c: abs(c.error_pct), default=None)
             if worst is not None:
                 lines.append(f"median |error| {self.median_abs_error_pct:.1f}%, worst "
                              f"{self.max_abs_error_pct:.1f}% ({_short(worst.file)}:{worst.line}, "
-                             f"{worst.label()}), {len(self.errors())} cases on {self.platform}")
+                             f"{worst.label()}), {len(self.errors())} cases on {self.platform}"
+                             + (" (simulated: the median of the seeds' runs; pctile: where the "
+                                "measured value falls among them)" if noisy else ""))
         for f, what, why in self.not_simulated:
             lines.append(f"not simulated: {_short(f)}: {what}: {why}")
         return "\n".join(lines) + "\n"
@@ -218,8 +252,18 @@ def validate(platform, files, nodes: int | None = None, ranks_per_node: int | No
     groups: dict = {}
     for c in cases:
         groups.setdefault((c.file,) + c.group_key(), []).append(c)
+    noisy = plat.noise_scope != "off"
     for i, group in enumerate(groups.values()):
         if progress:
             progress(i, len(groups))
-        _simulate_group(plat, group, seed)
+        if not noisy:
+            _simulate_group(plat, group, seed)
+            continue
+        # Same inputs, different seeds: the spread repeated trials would show.
+        for k in range(NOISE_SEEDS):
+            _simulate_group(plat, group, seed + k, keep_seed=False)
+            for c in group:
+                c.distribution.append(c.simulated_us)
+        for c in group:
+            c.simulated_us = statistics.median(c.distribution)
     return Report(plat.name, cases, skipped)

@@ -6,15 +6,16 @@ from dataclasses import dataclass, field
 
 # The schema's keys, in the order they are written.
 JSON_KEYS = ("platform", "workload", "ranks", "ranks_per_node", "seed", "simulated_seconds",
-             "wall_seconds", "messages", "results")
+             "wall_seconds", "messages", "results", "parameters")
 
 
 @dataclass(frozen=True)
 class Result:
     """One run. results is the engine's summary for the workload (see the README);
     per_rank (roundtrip only: lc_mode_us, lc_mean_us, ray_mode_us, ray_mean_us,
-    round_trips, lists indexed by rank) and parameters (the workload's parameters)
-    feed the tools' text formats and are not part of the JSON."""
+    round_trips, lists indexed by rank) feeds the tools' text formats and is not part of
+    the JSON. parameters (the workload's parameters as a user writes them, plus the
+    reception policy) is, so that a result can be replayed (hopsim validate)."""
 
     platform: str
     workload: str
@@ -29,7 +30,9 @@ class Result:
     parameters: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {k: getattr(self, k) for k in JSON_KEYS}
+        out = {k: getattr(self, k) for k in JSON_KEYS}
+        out["parameters"] = dict(self.parameters)
+        return out
 
     def to_json(self, indent: int | None = None) -> str:
         """The issue's JSON object: one line, or indented."""

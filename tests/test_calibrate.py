@@ -1,5 +1,6 @@
 """calibrate: fits recover known platforms from hopsim's own outputs (closed forms known),
 the per-size segments find jumps and slope changes, and the CLI writes every file."""
+import math
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -286,3 +287,71 @@ def test_segments_name_any_clean_break(latency, gbps, k, jump, slower, kind):
     assert [b.kind for b in breaks] == [kind]
     # A continuous hinge lies on both lines: the split may fall either side of it.
     assert breaks[0].below_bytes in ((at,) if kind == "protocol" else (at // 2, at))
+
+
+# -- the engine-model fitters on data that shows their mechanism ------------------------
+# Sizes as `calibrate --live` measures them: a few latency-bound, then half octaves.
+LIVE_SIZES = [0, 64, 1024] + sorted({2**k for k in range(12, 21)} | {3 * 2**k for k in range(11, 19)})
+
+
+def _fit(tmp_path, truth, files_params, **kw):
+    files = [str(_write_json(tmp_path, truth, wl, f"{i}.json", **p)[0])
+             for i, (wl, p) in enumerate(files_params)]
+    r = calibrate_files(files, ranks_per_node=1, **kw)
+    fitted = {f.key: f.value for f in r.fit.fitted}
+    assert all(not isinstance(v, float) or math.isfinite(v) for v in fitted.values())
+    return r, fitted
+
+
+def test_token_bucket_is_recovered_from_a_simulated_ping_pong(tmp_path):
+    # The 200 Mbit/s tbf of the emulated cluster, as the engine models it.
+    truth = Platform(name="t", nodes=2, cores=1, latency_us=20.0, bandwidth_gbps=0.4,
+                     bucket_gbps=0.2, bucket_burst_bytes=65536)
+    r, fitted = _fit(tmp_path, truth, [("pingpong", dict(ranks=2, sizes=LIVE_SIZES, iterations=5))])
+    assert fitted["network.bucket_gbps"] == pytest.approx(0.2, rel=1e-3)
+    assert fitted["network.bucket_burst_bytes"] == pytest.approx(65536, rel=1e-3)
+    assert fitted["network.bandwidth_gbps"] == pytest.approx(0.4, rel=1e-3)
+    assert fitted["network.latency_us"] == pytest.approx(20.0, rel=1e-3)
+    assert "host.eager_threshold_bytes" not in fitted
+
+
+def test_eager_threshold_is_recovered_from_the_rendezvous_jump(tmp_path):
+    truth = Platform(name="t", nodes=2, cores=1, latency_us=50.0, bandwidth_gbps=10.0,
+                     eager_threshold_bytes=65536)
+    r, fitted = _fit(tmp_path, truth, [("pingpong", dict(ranks=2, sizes=LIVE_SIZES, iterations=5))])
+    assert fitted["host.eager_threshold_bytes"] == 65536
+    assert fitted["network.latency_us"] == pytest.approx(50.0, rel=1e-3)
+    assert fitted["network.bandwidth_gbps"] == pytest.approx(10.0, rel=1e-3)
+    assert "network.bucket_gbps" not in fitted
+
+
+def test_nic_message_cost_is_recovered_from_an_exchange_at_two_ranks_per_node(tmp_path):
+    truth = Platform(name="t", nodes=4, cores=2, latency_us=20.0, bandwidth_gbps=1.0,
+                     nic_message_us=5.0)
+    r, fitted = _fit(tmp_path, truth, [
+        ("pingpong", dict(ranks=2, sizes=SIZES, iterations=5)),
+        ("exchange", dict(ranks=8, ranks_per_node=2, sizes=[1024], repetitions=5))])
+    # The ping-pong alone sees L + 2c; the exchange separates them.
+    assert fitted["network.nic_message_us"] == pytest.approx(5.0, rel=1e-3)
+    assert fitted["network.latency_us"] == pytest.approx(20.0, rel=1e-3)
+    assert r.fit.platform.cores == 2 and r.fit.platform.nodes == 4
+
+
+def test_noise_is_fitted_from_repeated_trials_and_reproduces_their_spread(tmp_path):
+    truth = Platform(name="t", nodes=2, cores=1, latency_us=20.0, bandwidth_gbps=1.0,
+                     noise_scope="run", noise_median_us=10.0, noise_sigma=0.5)
+    sizes = [0, 1024, 65536, 262144]
+    trials = [("pingpong", dict(ranks=2, sizes=sizes, iterations=3, seed=k)) for k in range(1, 25)]
+    r, fitted = _fit(tmp_path, truth, trials)
+    assert fitted["noise.scope"] == "run" and fitted["noise.distribution"] == "lognormal"
+    # Only differences between trials are seen: the excess over the fastest trial. The
+    # fitted platform must spread its trials as the measured ones spread.
+    measured = [pt.value for pt in r.fit.data.pingpong if pt.size == 0]
+    sim = [hopsim.simulate(r.fit.platform, "pingpong", ranks=2, sizes=[0], iterations=3,
+                           seed=100 + k).results["rows"][0]["latency_us"] for k in range(24)]
+    import statistics
+    assert statistics.median(sim) == pytest.approx(statistics.median(measured), rel=0.15)
+    assert min(sim) >= min(measured) * 0.95
+    spread = lambda v: statistics.quantiles(v, n=4)[2] - statistics.quantiles(v, n=4)[0]
+    assert spread(sim) == pytest.approx(spread(measured), rel=0.6)
+    assert fitted["noise.sigma"] > 0.2

@@ -23,10 +23,17 @@ ROOT = Path(__file__).resolve().parent.parent
 # Subcommands (first words after `hopsim`) that do not run in the test suite, and why.
 EXCLUDED = {
     "live": "runs real Open MPI ranks in network namespaces: needs root and minutes",
-    "validate": "runs the live cluster against the simulation: needs root namespaces",
-    "calibrate": "fits platform constants by bisection over many simulations: minutes",
     "smpi": "builds and runs the real benchmarks under SimGrid's SMPI: minutes",
 }
+
+# calibrate and validate run on the real files the examples name (tests/data, and the
+# demonstration's outputs under docs/validation); only their live forms cannot run here.
+LIVE_FLAGS = {"--live": "measures live on an emulated cluster (network namespaces, tbf): "
+                        "needs root and a minute",
+              "--emulate-cluster": "measures live on an emulated cluster (network namespaces, "
+                                   "tbf): needs root and a minute"}
+# Folders of the repository the examples read, linked into the scratch folder.
+LINKED = ("tests", "docs")
 
 # Reduced forms of the slow examples (whitespace-normalised command -> replacement).
 _OVERLAYS_SMALL = """\
@@ -81,6 +88,12 @@ REDUCED = {
     "hopsim run": ("hopsim run default_small.toml", {"default_small.toml": (
         'platform = "ec2-10gbe"\nworkload = "roundtrip"\ndestinations = "shared"\nexchanges = 5\n'
         "[sweep]\nplacement = [{ranks = 10, ranks_per_node = 1}, {ranks = 20, ranks_per_node = 2}]\n")}),
+    # 142 IMB cases on a noisy platform (20 seeds each): the 4-rank file alone.
+    "hopsim validate --platform docs/validation/loop.toml --nodes 4 "
+    "tests/data/imb/IMB-MPI1-exchange-np2-tcp.txt tests/data/imb/IMB-MPI1-exchange-np2-tcp-nice.txt "
+    "tests/data/imb/IMB-MPI1-p2p-np4-tcp.txt --json --plot loop-val.png":
+        ("hopsim validate --platform docs/validation/loop.toml --nodes 4 "
+         "tests/data/imb/IMB-MPI1-p2p-np4-tcp.txt --json --plot loop-val.png", {}),
     # Route statistics and Ray's files over all ordered pairs: 4096 ranks write 16M routes.
     "hopsim topology debruijn --ranks 4096 --out ray/": ("hopsim topology debruijn --ranks 256 --out ray/", {}),
     "hopsim topology kautz --ranks 4032": ("hopsim topology kautz --ranks 992", {}),
@@ -167,6 +180,11 @@ def test_documented_command_runs(page, command, tmp_path):
     words = shlex.split(command)
     if len(words) > 1 and words[1] in EXCLUDED:
         pytest.skip(f"{page}: {EXCLUDED[words[1]]}")
+    live = [w for w in words if w in LIVE_FLAGS]
+    if live:
+        pytest.skip(f"{page}: {LIVE_FLAGS[live[0]]}")
+    for name in LINKED:
+        (tmp_path / name).symlink_to(ROOT / name)
     files = dict(FIXTURES)
     if command in REDUCED:
         command, extra = REDUCED[command]

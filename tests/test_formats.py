@@ -76,5 +76,5 @@ def test_ray_network_test_file_and_routed_text():
 def test_result_json_keys_in_schema_order():
     r = result("pingpong", {"rows": []})
     assert list(r.to_dict()) == ["platform", "workload", "ranks", "ranks_per_node", "seed",
-                                 "simulated_seconds", "wall_seconds", "messages", "results"]
+                                 "simulated_seconds", "wall_seconds", "messages", "results", "parameters"]
     assert "\n" not in r.to_json()

@@ -8,7 +8,7 @@ import hopsim
 
 TOP = {"platform": str, "workload": str, "ranks": int, "ranks_per_node": int, "seed": int,
        "simulated_seconds": numbers.Real, "wall_seconds": numbers.Real, "messages": int,
-       "results": dict}
+       "results": dict, "parameters": dict}
 ROUNDTRIP = {"rtt_us": {"mean", "p50", "p99", "min", "max"},
              "per_rank_mean_us": {"average", "sd"}}
 ROUNDTRIP_SCALARS = {"lc_average_of_averages_us", "ray_average_for_all_ranks_us",
@@ -27,6 +27,7 @@ def test_pingpong_schema():
     r = hopsim.simulate("two-nodes", "pingpong", ranks=2, sizes=[0, 1024], iterations=5)
     doc = json.loads(r.to_json())
     check_top(doc, "pingpong", 2)
+    assert doc["parameters"] == {"sizes": [0, 1024], "iterations": 5, "reception": "any-source"}
     assert list(doc["results"]) == ["rows"]
     assert [set(row) for row in doc["results"]["rows"]] == \
         [{"bytes", "latency_us", "bandwidth_mbytes_per_sec"}] * 2
@@ -59,6 +60,10 @@ def test_roundtrip_schema_and_per_rank_lists():
     for key in ("lc_mode_us", "lc_mean_us", "ray_mode_us", "ray_mean_us", "round_trips"):
         assert len(r.per_rank[key]) == 2
     assert r.per_rank["round_trips"] == [20, 20]
+    # The workload's parameters travel with the result, so that validate can replay it.
+    assert doc["parameters"] == {"request_bytes": 4000, "reply_bytes": 4000, "exchanges": 20,
+                                 "destinations": doc["parameters"]["destinations"],
+                                 "overlay": "", "degree": 0, "reception": "any-source"}
 
 
 def test_routed_roundtrip_adds_hops_and_relays():

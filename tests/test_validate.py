@@ -106,3 +106,45 @@ def test_validate_refuses_what_it_cannot_simulate_or_place(tmp_path):
     p = subprocess.run([sys.executable, "-m", "hopsim", "validate", "--platform", "two-nodes",
                         str(DATA / "imb" / "IMB-MPI1-p2p-np4-tcp.txt")], capture_output=True, text=True)
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
+
+
+def test_a_roundtrip_json_replays_from_its_parameters(tmp_path):
+    # Independent destinations, round-robin reception and seed 7: none of them the
+    # latency_checker defaults, all of them read back from the JSON's parameters.
+    r = hopsim.simulate(LOOP, "roundtrip", ranks=4, exchanges=50, destinations="independent",
+                        reception="round-robin", request_bytes=512, reply_bytes=64, seed=7)
+    f = tmp_path / "rt.json"
+    f.write_text(r.to_json())
+    report = validate(LOOP, [str(f)])
+    (case,) = [c for c in report.cases if c.statistic == "lc_average_of_averages_us"]
+    assert case.run["destinations"] == "independent" and case.run["reception"] == "round-robin"
+    assert case.run["seed"] == 7 and case.bytes == 512 and case.run["reply_bytes"] == 64
+    assert case.simulated_us == r.results["lc_average_of_averages_us"]
+    assert report.max_abs_error_pct == 0.0
+
+
+def test_noise_platform_places_the_measurement_in_the_simulated_distribution(tmp_path):
+    from hopsim.calibration import validate as val
+    noisy = LOOP.replace(noise_scope="run", noise_median_us=20.0, noise_sigma=0.5)
+    sims = []
+    for seed in (1001, 1002, 1003):
+        r = hopsim.simulate(noisy, "pingpong", ranks=2, sizes=[0, 1024], iterations=3, seed=seed)
+        f = tmp_path / f"pp{seed}.json"
+        f.write_text(r.to_json())
+        sims.append(r.results["rows"][0]["latency_us"])
+    report = validate(noisy, [str(tmp_path / "pp1001.json")], seed=1)
+    c = next(c for c in report.cases if c.bytes == 0)
+    assert len(c.distribution) == val.NOISE_SEEDS
+    assert len(set(c.distribution)) > 1   # different seeds, different runs
+    below = sum(v < c.measured_us for v in c.distribution)
+    assert c.percentile == pytest.approx(100 * below / val.NOISE_SEEDS, abs=100 / val.NOISE_SEEDS)
+    d = report.to_dict()["cases"][0]
+    assert {"simulated_runs", "simulated_min_us", "simulated_max_us", "measured_percentile"} <= set(d)
+    assert "pctile" in report.table()
+    # A measurement far above every run sits at the 100th percentile.
+    far = tmp_path / "far.json"
+    doc = json.loads((tmp_path / "pp1001.json").read_text())
+    doc["results"]["rows"][0]["latency_us"] = 1e6
+    far.write_text(json.dumps(doc))
+    c = next(c for c in validate(noisy, [str(far)]).cases if c.bytes == 0)
+    assert c.percentile == 100.0

@@ -1,8 +1,9 @@
 """hopsim's own JSON (simulate --json; live runs write the same schema).
 
-The schema has no line structure, so every measurement points at line 1. A roundtrip
-result does not carry its request and reply sizes unless a "parameters" object is
-present; such measurements have size None and cannot be replayed by validate.
+The schema has no line structure, so every measurement points at line 1. Results carry
+their workload parameters (a "parameters" object: sizes, request and reply bytes,
+destinations, reception, ...); a roundtrip result without one (older files) has size
+None and cannot be replayed by validate.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ..measurement import Measurement, fail
 
 _REQUIRED = ("workload", "ranks", "ranks_per_node", "results")
 _ROW_STATS = {"pingpong": ("latency_us",), "exchange": ("t_min_us", "t_max_us", "t_avg_us")}
+_REPLAYED = ("destinations", "reception", "overlay", "degree")
 _ROUNDTRIP_STATS = ("lc_average_of_averages_us", "ray_average_for_all_ranks_us",
                     "ray_standard_deviation_us")
 
@@ -43,6 +45,11 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
         elif workload == "roundtrip":
             params = doc.get("parameters") or {}
             size, reply = params.get("request_bytes"), params.get("reply_bytes")
+            replay = tuple(sorted((k, v) for k, v in params.items()
+                                  if k in _REPLAYED and v not in (None, "", 0)))
+            if params and isinstance(doc.get("seed"), int):
+                replay += (("seed", doc["seed"]),)
+            common["replay"] = replay
             for stat in _ROUNDTRIP_STATS:
                 if stat in res:
                     out.append(Measurement(size=size, reply_size=reply, statistic=stat,
