@@ -20,6 +20,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..workload import make_workload
 from . import live_result, live_routes
+from .. import workload_flags  # the same flags as simulate
 
 TOOLS = ("hopbench", "netpipe", "imb", "osu", "latency_checker")
 _TOOL_BINARY = {"netpipe": "NPopenmpi", "imb": "IMB-MPI1", "osu": "osu_latency",
@@ -265,20 +266,15 @@ def _write_outputs(out_dir: Path, tool, cmd, stdout, stderr, raw_files, result, 
 # -- CLI ---------------------------------------------------------------------------------
 
 def add_parser(sub):
-    from ..cli import _int_list  # the same flag syntax as simulate
-
     p = sub.add_parser("live", help="run a workload with real Open MPI (optionally on an "
                                     "emulated cluster)",
                        description="Run a workload live (hopbench or a third-party benchmark) "
                                    "and print the tool's output and one JSON object in "
                                    "simulate's shape. docs/live.md.")
-    p.add_argument("--workload", required=True, choices=("pingpong", "roundtrip", "exchange"),
-                   help="required: pingpong (2 ranks), roundtrip or exchange, as in hopsim "
-                        "simulate (docs/workloads.md)")
-    p.add_argument("--ranks", required=True, type=int, metavar="N",
-                   help="required: number of MPI ranks (pingpong: exactly 2)")
-    p.add_argument("--ranks-per-node", type=int, default=1, metavar="K",
-                   help="ranks per host with --hostfile or --emulate-cluster (default 1)")
+    workload_flags.add(p, ranks_per_node_help="ranks per host with --hostfile or "
+                                              "--emulate-cluster (default 1)",
+                       reception_default="any-source (hopbench's loop)",
+                       families=workload_flags.TABLE_FAMILIES)
     p.add_argument("--hostfile", metavar="FILE",
                    help="an Open MPI hostfile of a real cluster (default: every rank on this "
                         "machine)")
@@ -305,36 +301,6 @@ def add_parser(sub):
                    help="kill the run after S seconds (default 600)")
     p.add_argument("--oversubscribe", action="store_true",
                    help="allow more busy-polling ranks than cores (numbers then measure the scheduler)")
-    p.add_argument("--request-bytes", type=int, metavar="B",
-                   help="roundtrip: request size in bytes (default 4000)")
-    p.add_argument("--reply-bytes", type=int, metavar="B",
-                   help="roundtrip: reply size in bytes (default 4000)")
-    p.add_argument("--exchanges", type=int, metavar="R",
-                   help="roundtrip: round trips per rank (default 1000)")
-    p.add_argument("--destinations", choices=("independent", "shared"),
-                   help="roundtrip: per-rank random streams, or one sequence shared by all "
-                        "ranks (default independent)")
-    p.add_argument("--sizes", type=_int_list, metavar="0,1024,...",
-                   help="pingpong/exchange: message sizes in bytes, comma-separated "
-                        "(default 0 and the powers of two up to 4 MiB)")
-    p.add_argument("--iterations", type=int, metavar="N",
-                   help="pingpong: timed round trips per size (default: osu_latency's "
-                        "10000, 1000 above 8192 bytes, after its warm-up)")
-    p.add_argument("--repetitions", type=int, metavar="N",
-                   help="exchange: repetitions per size (default: IMB's table, 1000 or "
-                        "40 MiB / size)")
-    p.add_argument("--reception", choices=("any-source", "round-robin"),
-                   help="roundtrip with hopbench: how a rank probes (default any-source)")
-    p.add_argument("--overlay", metavar="FAMILY",
-                   help="roundtrip with hopbench: route over the engine's overlay: complete, "
-                        "debruijn, kautz, random, group (default: none, direct messages)")
-    p.add_argument("--degree", type=int, metavar="D",
-                   help="with --overlay: the family's parameter, de Bruijn base b or Kautz d "
-                        "(default: RayPlatform's "
-                        "rule, as in hopsim simulate)")
-    p.add_argument("--seed", type=int, default=1, metavar="S",
-                   help="random seed of destinations and overlay, an integer 0..2^64-1 "
-                        "(default 1)")
     return run
 
 
@@ -347,9 +313,7 @@ def run(args) -> int:
 
     signal.signal(signal.SIGTERM, _sigterm)
     signal.signal(signal.SIGHUP, _sigterm)
-    params = {k: getattr(args, k) for k in (
-        "request_bytes", "reply_bytes", "exchanges", "destinations", "sizes", "iterations",
-        "repetitions", "overlay", "degree") if getattr(args, k) is not None}
+    params = workload_flags.params(args)
     progress = (lambda msg: sys.stderr.write(f"hopsim live: {msg}\n")) if not args.json else None
     result, text = run_live(args.workload, args.ranks, args.ranks_per_node, tool=args.tool,
                             tool_path=args.tool_path, hostfile=args.hostfile,

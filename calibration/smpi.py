@@ -20,6 +20,7 @@ from pathlib import Path
 from ..errors import InputError
 from . import live_result, live_routes, smpi_platform
 from .live import LiveError, tool_arguments
+from .. import workload_flags  # the same flags as simulate
 
 SOURCES = ("hopbench.c", "routes.c", "hopbench.h")
 
@@ -123,52 +124,15 @@ def run_smpi(platform, workload: str, ranks: int, ranks_per_node: int = 1, *, se
 
 
 def add_parser(sub):
-    from ..cli import _int_list
-
     p = sub.add_parser("smpi", help="run hopbench under SimGrid's SMPI on a hopsim platform",
                        description="Compile hopbench with smpicc and run it under smpirun on "
                                    "the platform hopsim builds for P; prints the tool's output "
                                    "and simulate's JSON. docs/live.md.")
     p.add_argument("--platform", required=True, metavar="NAME_OR_FILE",
                    help="required: a preset name or platform TOML file (docs/platforms.md)")
-    p.add_argument("--workload", required=True, choices=("pingpong", "roundtrip", "exchange"),
-                   help="required: pingpong (2 ranks), roundtrip or exchange, as in hopsim "
-                        "simulate (docs/workloads.md)")
-    p.add_argument("--ranks", required=True, type=int, metavar="N",
-                   help="required: number of MPI ranks (pingpong: exactly 2)")
-    p.add_argument("--ranks-per-node", type=int, default=1, metavar="K",
-                   help="ranks placed on each node, in blocks (default 1)")
-    p.add_argument("--request-bytes", type=int, metavar="B",
-                   help="roundtrip: request size in bytes (default 4000)")
-    p.add_argument("--reply-bytes", type=int, metavar="B",
-                   help="roundtrip: reply size in bytes (default 4000)")
-    p.add_argument("--exchanges", type=int, metavar="R",
-                   help="roundtrip: round trips per rank (default 1000)")
-    p.add_argument("--destinations", choices=("independent", "shared"),
-                   help="roundtrip: per-rank random streams, or one sequence shared by all "
-                        "ranks (default independent)")
-    p.add_argument("--sizes", type=_int_list, metavar="0,1024,...",
-                   help="pingpong/exchange: message sizes in bytes, comma-separated "
-                        "(default 0 and the powers of two up to 4 MiB)")
-    p.add_argument("--iterations", type=int, metavar="N",
-                   help="pingpong: timed round trips per size (default: osu_latency's "
-                        "10000, 1000 above 8192 bytes)")
-    p.add_argument("--repetitions", type=int, metavar="N",
-                   help="exchange: repetitions per size (default: IMB's table, 1000 or "
-                        "40 MiB / size)")
-    p.add_argument("--reception", choices=("any-source", "round-robin"),
-                   help="roundtrip: how a rank probes (default: the platform's "
-                        "host.reception)")
-    p.add_argument("--overlay", metavar="FAMILY",
-                   help="roundtrip: route over the engine's overlay: complete, debruijn, "
-                        "kautz, random, group (default: none, direct messages)")
-    p.add_argument("--degree", type=int, metavar="D",
-                   help="with --overlay: the family's parameter, de Bruijn base b or Kautz d "
-                        "(default: RayPlatform's "
-                        "rule, as in hopsim simulate)")
-    p.add_argument("--seed", type=int, default=1, metavar="S",
-                   help="random seed of destinations and overlay, an integer 0..2^64-1 "
-                        "(default 1)")
+    workload_flags.add(p, ranks_per_node_help="ranks placed on each node, in blocks (default 1)",
+                       reception_default="the platform's host.reception",
+                       families=workload_flags.TABLE_FAMILIES)
     p.add_argument("--out", metavar="DIR",
                    help="write result.json, hopbench's output and the smpirun command into "
                         "DIR (default: nothing written)")
@@ -181,9 +145,7 @@ def add_parser(sub):
 def run(args) -> int:
     import sys
 
-    params = {k: getattr(args, k) for k in (
-        "request_bytes", "reply_bytes", "exchanges", "destinations", "sizes", "iterations",
-        "repetitions", "overlay", "degree") if getattr(args, k) is not None}
+    params = workload_flags.params(args)
     result, text = run_smpi(args.platform, args.workload, args.ranks, args.ranks_per_node,
                             seed=args.seed, reception=args.reception, out=args.out,
                             timeout=args.timeout, **params)

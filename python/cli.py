@@ -9,6 +9,7 @@ import argparse
 import os
 import sys
 
+from . import workload_flags
 from .errors import InputError
 
 EXIT_INPUT = 2
@@ -19,14 +20,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(EXIT_INPUT, f"{self.prog}: error: {message}\n")
-
-
-def _int_list(text: str) -> list[int]:
-    try:
-        return [int(x) for x in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated byte counts like 0,1024,4096, got {text!r}") from None
 
 
 def seed_value(text: str):
@@ -47,50 +40,13 @@ def _add_simulate(sub):
     p.add_argument("--platform", required=True, metavar="NAME_OR_FILE",
                    help="required: a preset name (see hopsim platforms) or a platform TOML "
                         "file (keys and units: docs/platforms.md)")
-    p.add_argument("--workload", required=True, choices=("pingpong", "roundtrip", "exchange"),
-                   help="required: pingpong (osu_latency, 2 ranks), roundtrip "
-                        "(latency_checker / Ray's network test) or exchange (IMB Exchange); "
-                        "docs/workloads.md")
-    p.add_argument("--ranks", required=True, type=int, metavar="N",
-                   help="required: number of MPI ranks (pingpong: exactly 2)")
-    p.add_argument("--ranks-per-node", type=int, default=1, metavar="K",
-                   help="ranks placed on each node, in blocks (default 1; at most the "
-                        "platform's nodes.cores)")
-    p.add_argument("--request-bytes", type=int, metavar="B",
-                   help="roundtrip: request size in bytes (default 4000)")
-    p.add_argument("--reply-bytes", type=int, metavar="B",
-                   help="roundtrip: reply size in bytes (default 4000; Ray's test uses 0)")
-    p.add_argument("--exchanges", type=int, metavar="R",
-                   help="roundtrip: round trips per rank (default 1000)")
-    p.add_argument("--destinations", choices=("independent", "shared"),
-                   help="roundtrip: per-rank random streams, or one sequence shared by all "
-                        "ranks as latency_checker's seeding gives (default independent)")
-    p.add_argument("--sizes", type=_int_list, metavar="0,1024,...",
-                   help="pingpong/exchange: message sizes in bytes, comma-separated "
-                        "(default 0 and the powers of two up to 4 MiB, as the tools sweep)")
-    p.add_argument("--iterations", type=int, metavar="N",
-                   help="pingpong: timed round trips per size (default: osu_latency's, 10000 "
-                        "up to 8192 bytes and 1000 above)")
-    p.add_argument("--repetitions", type=int, metavar="N",
-                   help="exchange: repetitions per size (default: IMB's, 1000 or 40 MiB / "
-                        "size, whichever is smaller)")
-    p.add_argument("--reception", choices=("any-source", "round-robin"),
-                   help="roundtrip: how a rank probes for messages (default: the platform's "
-                        "host.reception, itself any-source unless the file says otherwise)")
-    p.add_argument("--overlay", metavar="FAMILY",
-                   help="roundtrip: route over a software overlay: complete, debruijn, kautz, "
-                        "random, group, polytope, hypercube, torus (default: none, every "
-                        "message goes straight to its destination)")
-    p.add_argument("--degree", type=int, metavar="D",
-                   help="with --overlay: the family's parameter (de Bruijn base b, Kautz d, "
-                        "polytope alphabet size, torus radix). Default: RayPlatform's rule, "
-                        "which for de Bruijn is Ray's default degree 2 (1024 ranks: "
-                        "B(2,10)), for Kautz the largest d that fits, for polytope and torus "
-                        "2; a degree that does not fit the ranks is an error "
-                        "(docs/overlays.md)")
-    p.add_argument("--seed", type=seed_value, default=1, metavar="S",
-                   help="random seed, an integer 0..2^64-1 (default 1); or 'ray' with "
-                        "--overlay random: RayPlatform's own random graph and routes")
+    workload_flags.add(p, ranks_per_node_help="ranks placed on each node, in blocks (default 1; "
+                                              "at most the platform's nodes.cores)",
+                       reception_default="the platform's host.reception, itself any-source "
+                                         "unless the file says otherwise",
+                       families=workload_flags.ALL_FAMILIES, seed_type=seed_value,
+                       seed_help="random seed, an integer 0..2^64-1 (default 1); or 'ray' with "
+                                 "--overlay random: RayPlatform's own random graph and routes")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object (docs/workloads.md) instead of the tool's text")
 
@@ -99,9 +55,9 @@ def _run_simulate(args) -> int:
     from .api import simulate
     from .formats import text
 
-    params = {k: getattr(args, k) for k in (
-        "request_bytes", "reply_bytes", "exchanges", "destinations", "sizes", "iterations",
-        "repetitions", "reception", "overlay", "degree") if getattr(args, k) is not None}
+    params = workload_flags.params(args)
+    if args.reception is not None:
+        params["reception"] = args.reception
     result = simulate(args.platform, args.workload, ranks=args.ranks,
                       ranks_per_node=args.ranks_per_node, seed=args.seed, **params)
     sys.stdout.write(result.to_json() + "\n" if args.json else text(result))

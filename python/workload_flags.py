@@ -1,0 +1,72 @@
+"""The workload flags shared by `hopsim simulate`, `hopsim live` and `hopsim smpi`: one
+definition, so the three commands take the same names, units and defaults (they are also
+hopsim.simulate's keywords and scenario keys)."""
+from __future__ import annotations
+
+import argparse
+
+# Overlay families a run can route over; live runs (hopbench) and SMPI follow a fixed
+# route table, so the load-balanced families (polytope, torus) are the simulator's only.
+ALL_FAMILIES = "complete, debruijn, kautz, random, group, polytope, hypercube, torus"
+TABLE_FAMILIES = "complete, debruijn, kautz, random, group"
+
+# The keyword parameters these flags set (None: not given, the workload's default).
+PARAMS = ("request_bytes", "reply_bytes", "exchanges", "destinations", "sizes", "iterations",
+          "repetitions", "overlay", "degree")
+
+
+def int_list(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated byte counts like 0,1024,4096, got {text!r}") from None
+
+
+def add(p, *, ranks_per_node_help: str, reception_default: str, families: str, seed_type=int,
+        seed_help: str = "random seed of destinations and overlay, an integer 0..2^64-1 "
+                         "(default 1)") -> None:
+    """Add --workload, --ranks, --ranks-per-node and every workload parameter to parser p."""
+    p.add_argument("--workload", required=True, choices=("pingpong", "roundtrip", "exchange"),
+                   help="required: pingpong (osu_latency, 2 ranks), roundtrip "
+                        "(latency_checker / Ray's network test) or exchange (IMB Exchange); "
+                        "docs/workloads.md")
+    p.add_argument("--ranks", required=True, type=int, metavar="N",
+                   help="required: number of MPI ranks (pingpong: exactly 2)")
+    p.add_argument("--ranks-per-node", type=int, default=1, metavar="K", help=ranks_per_node_help)
+    p.add_argument("--request-bytes", type=int, metavar="B",
+                   help="roundtrip: request size in bytes (default 4000)")
+    p.add_argument("--reply-bytes", type=int, metavar="B",
+                   help="roundtrip: reply size in bytes (default 4000; Ray's test uses 0)")
+    p.add_argument("--exchanges", type=int, metavar="R",
+                   help="roundtrip: round trips per rank (default 1000)")
+    p.add_argument("--destinations", choices=("independent", "shared"),
+                   help="roundtrip: per-rank random streams, or one sequence shared by all "
+                        "ranks as latency_checker's seeding gives (default independent)")
+    p.add_argument("--sizes", type=int_list, metavar="0,1024,...",
+                   help="pingpong/exchange: message sizes in bytes, comma-separated "
+                        "(default 0 and the powers of two up to 4 MiB, as the tools sweep)")
+    p.add_argument("--iterations", type=int, metavar="N",
+                   help="pingpong: timed round trips per size (default: osu_latency's, 10000 "
+                        "up to 8192 bytes and 1000 above)")
+    p.add_argument("--repetitions", type=int, metavar="N",
+                   help="exchange: repetitions per size (default: IMB's, 1000 or 40 MiB / "
+                        "size, whichever is smaller)")
+    p.add_argument("--reception", choices=("any-source", "round-robin"),
+                   help=f"roundtrip: how a rank probes for messages (default: {reception_default})")
+    p.add_argument("--overlay", metavar="FAMILY",
+                   help=f"roundtrip: route over a software overlay: {families} (default: none, "
+                        "every message goes straight to its destination)")
+    p.add_argument("--degree", type=int, metavar="D",
+                   help="with --overlay: the family's parameter (de Bruijn base b, Kautz d, "
+                        "polytope alphabet size, torus radix). Default: RayPlatform's rule, "
+                        "which for de Bruijn is Ray's default degree 2 (1024 ranks: "
+                        "B(2,10)), for Kautz the largest d that fits, for polytope and torus "
+                        "2; a degree that does not fit the ranks is an error "
+                        "(docs/overlays.md)")
+    p.add_argument("--seed", type=seed_type, default=1, metavar="S", help=seed_help)
+
+
+def params(args) -> dict:
+    """The workload parameters the user gave, as hopsim.simulate keywords."""
+    return {k: getattr(args, k) for k in PARAMS if getattr(args, k) is not None}
