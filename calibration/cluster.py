@@ -210,7 +210,7 @@ class EmulatedCluster:
         return path
 
     def mpirun_args(self) -> list[str]:
-        """live-cluster.md's recipe: the agent, direct routing, tcp only, this subnet,
+        """The recipe of docs/live.md, "The emulated cluster": the agent, direct routing, tcp only, this subnet,
         no binding (each "host" would bind its rank to core 0)."""
         return ["--mca", "plm_rsh_agent", str(self.agent), "--mca", "routed", "direct",
                 "--mca", "btl", "tcp,vader,self", "--mca", "btl_tcp_if_include", self.subnet,
