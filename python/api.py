@@ -17,6 +17,9 @@ def prepare(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, se
     reception override applied). Raises InputError naming the offending parameter.
     """
     plat = platforms.load(platform)
+    transport = params.pop("transport", None)
+    if transport is not None:  # validated by the Platform, as the file key would be
+        plat = plat.replace(transport=transport)
     reception = params.pop("reception", None)
     if reception is not None and reception not in platforms.RECEPTIONS:
         raise InputError(f"reception: must be one of {', '.join(platforms.RECEPTIONS)}, "
@@ -37,7 +40,8 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
     reply_bytes, exchanges, destinations ("independent"/"shared"), overlay (family name
     or networkx graph), degree (roundtrip; seed="ray" with overlay="random" builds
     RayPlatform's own random graph and routes); reception ("any-source"/"round-robin",
-    overrides the platform's) for any workload.
+    overrides the platform's) and transport ("flow"/"queue", overrides the platform's
+    network.transport, docs/model.md) for any workload.
     Raises InputError (a ValueError) on bad input, including specs the engine rejects.
     """
     plat, work, platform_spec = prepare(platform, workload, ranks, ranks_per_node, seed, **params)

@@ -60,6 +60,8 @@ def _add_simulate(sub):
                    help="pingpong/exchange message sizes (default 0 and powers of two to 4 MiB)")
     p.add_argument("--reception", choices=("any-source", "round-robin"),
                    help="override the platform's reception policy")
+    p.add_argument("--transport", choices=("flow", "queue"),
+                   help="override the platform's network.transport (docs/model.md)")
     p.add_argument("--overlay", metavar="FAMILY",
                    help="roundtrip: route over a software overlay (complete, debruijn, kautz, "
                         "random, group, polytope, hypercube, torus)")
@@ -80,7 +82,7 @@ def _run_simulate(args) -> int:
 
     params = {k: getattr(args, k) for k in (
         "request_bytes", "reply_bytes", "exchanges", "destinations", "sizes", "reception",
-        "overlay", "degree") if getattr(args, k) is not None}
+        "overlay", "degree", "transport") if getattr(args, k) is not None}
     result = simulate(args.platform, args.workload, ranks=args.ranks,
                       ranks_per_node=args.ranks_per_node, seed=args.seed, **params)
     sys.stdout.write(result.to_json() + "\n" if args.json else text(result))
