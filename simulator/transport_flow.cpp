@@ -56,8 +56,10 @@ public:
 
   void start(Sim& sim, uint32_t id, int src, int dst, int64_t bytes) override
   {
-    // Host to host and never detached: 3.32 removes detached comms from a global list
-    // by linear search (docs/model.md). The driver completes each one when it ends.
+    // Host to host, from the one actor there is. SimGrid 3.32 marks such transfers
+    // detached and removes each finished one from a list by linear search (in
+    // CommImpl::finish): per message, O(transfers in flight). Mailbox transfers avoid it
+    // but need a sending actor on the source host (docs/performance.md).
     sg4::CommPtr c = sg4::Comm::sendto_init(hosts_[src / per_node_], hosts_[dst / per_node_]);
     c->set_payload_size(static_cast<uint64_t>(bytes));
     c->start();
