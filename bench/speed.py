@@ -12,7 +12,10 @@ Sections, each a table:
    (--messages). "x bare" is messages per wall second over the bare program's, "cpu x"
    the same per CPU second (less disturbed by other jobs on a shared machine). "sim
    diff" compares simulated times: the flow transport and the bare program share the
-   physics (fair sharing), the queue transport does not under contention.
+   physics (fair sharing), the queue transport does not under contention. Flow and bare
+   runs are stopped after --timeout seconds (a rate below messages / timeout, a ratio
+   over it a lower bound, marked ">"); the flow transport is not run on shared NICs
+   above --flow-contended-up-to ranks (SimGrid's solver: tens of minutes).
 2. The queue transport alone at 1024 to 16384 ranks and 1 to 32 ranks per node, 32
    messages per rank: messages per wall second, and each placement's throughput over
    one rank per node.
@@ -109,10 +112,51 @@ def bare_command(bare: Path, ranks: int, per_node: int, round_trips: int, seed: 
             str(BYTES), str(seed), str(per_node)]
 
 
-def bare_run(cmd: list[str]) -> dict:
+_CHILD = """
+import json, resource, sys, time
+from hopsim import _engine
+def cpu():
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+start, cpu0 = time.perf_counter(), cpu()
+out = _engine.simulate(json.loads(sys.argv[1]), json.loads(sys.argv[2]))
+out["own_wall_seconds"] = time.perf_counter() - start
+out["own_cpu_seconds"] = cpu() - cpu0
+out.pop("per_rank", None)
+print(json.dumps(out))
+"""
+
+
+def timed_out(timeout: float) -> dict:
+    return {"timed_out": True, "wall_seconds": float(timeout)}
+
+
+def engine_run_limited(platform: dict, workload: dict, timeout: float) -> dict:
+    """engine_run in a child process that is stopped after `timeout` seconds.
+
+    Timed inside the child around the engine call, so that the interpreter's start-up is
+    not counted (it is not counted in-process either).
+    """
+    try:
+        done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(platform), json.dumps(workload)],
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return timed_out(timeout)
+    if done.returncode != 0:
+        sys.exit(f"speed.py: engine run failed ({done.returncode}): {done.stderr.strip()}")
+    out = json.loads(done.stdout)
+    return {"wall_seconds": out["own_wall_seconds"], "cpu_seconds": out["own_cpu_seconds"],
+            "messages": out["messages"], "simulated_seconds": out["simulated_seconds"],
+            "peak_rss_kib": out["peak_rss_kib"], "results": out["results"]}
+
+
+def bare_run(cmd: list[str], timeout: float) -> dict:
     cpu = children_cpu_seconds()
     start = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return timed_out(timeout)
     wall = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"speed.py: bare_s4u failed ({done.returncode}): {done.stderr.strip()}")
@@ -122,7 +166,9 @@ def bare_run(cmd: list[str]) -> dict:
 
 
 def best(runs: list[dict]) -> dict:
-    fastest = dict(min(runs, key=lambda r: r["wall_seconds"]))
+    if all(r.get("timed_out") for r in runs):
+        return dict(runs[0])
+    fastest = dict(min((r for r in runs if not r.get("timed_out")), key=lambda r: r["wall_seconds"]))
     results = fastest.pop("results", {})
     if "rows" in results:  # exchange: the time per repetition (L + 2s/R = 4 us on single-rank nodes)
         fastest["t_max_us"] = results["rows"][0]["t_max_us"]
@@ -145,31 +191,49 @@ def rel(a: float, b: float) -> str:
 def section_bare(args, bare: Path, sizes, placements) -> list[dict]:
     print(f"\n1. any-to-any roundtrip, {BYTES}-byte request and reply, {LATENCY_US:g} us, "
           f"{BANDWIDTH_GBPS:g} Gbit/s, {args.messages} messages a row; best of {args.repeats}", flush=True)
-    print(f"{'ranks':>6} {'per node':>8} | {'queue msg/s':>11} {'x bare':>6} {'cpu x':>6} | "
-          f"{'flow msg/s':>10} {'x bare':>6} {'cpu x':>6} | {'bare msg/s':>10} {'bare s':>7} | "
+    print(f"{'ranks':>6} {'per node':>8} | {'queue msg/s':>10} {'x bare':>7} {'cpu x':>7} | "
+          f"{'flow msg/s':>10} {'x bare':>7} {'cpu x':>7} | {'bare msg/s':>10} {'bare s':>7} | "
           f"{'sim diff queue':>14} {'flow':>6} | {'MiB q/f/bare':>13}", flush=True)
     rows = []
     for n in sizes:
         for k in placements:
             trips = max(1, args.messages // (2 * n))
+            messages = 2 * n * trips
             cmd = bare_command(bare, n, k, trips, args.seed)
             q = repeat(args.repeats, lambda: engine_run(star(n // k, k, "queue"), roundtrip(n, k, trips, args.seed)))
-            f = repeat(args.repeats, lambda: engine_run(star(n // k, k, "flow"), roundtrip(n, k, trips, args.seed)))
-            b = repeat(args.repeats, lambda: bare_run(cmd))
-            row = {"ranks": n, "ranks_per_node": k, "round_trips_per_rank": trips, "queue": q, "flow": f, "bare": b,
-                   "bare_command": shlex.join(cmd)}
+            if k == 1 or n <= args.flow_contended_up_to:
+                f = repeat(args.repeats, lambda: engine_run_limited(star(n // k, k, "flow"),
+                                                                    roundtrip(n, k, trips, args.seed), args.timeout))
+            else:
+                f = {"skipped": True}
+            b = repeat(args.repeats, lambda: bare_run(cmd, args.timeout))
+            row = {"ranks": n, "ranks_per_node": k, "round_trips_per_rank": trips, "messages": messages,
+                   "queue": q, "flow": f, "bare": b, "bare_command": shlex.join(cmd)}
+            # A run stopped at the time limit moved fewer than all messages in that time:
+            # its rate is below messages / limit, and a ratio over it is a lower bound.
+            b_rate = messages / b["wall_seconds"]
+            b_cpu = b.get("messages_per_cpu_second", b_rate)
+            cells = []
             for name, h in (("queue", q), ("flow", f)):
-                row[f"{name}_over_bare"] = h["messages_per_second"] / b["messages_per_second"]
-                row[f"{name}_over_bare_cpu"] = h["messages_per_cpu_second"] / b["messages_per_cpu_second"]
+                if h.get("skipped") or h.get("timed_out"):
+                    cells.append("-" if h.get("skipped") else f"> {args.timeout:.0f} s")
+                    continue
+                row[f"{name}_over_bare"] = h["messages_per_second"] / b_rate
+                if b.get("timed_out"):  # a lower bound on the wall ratio; none on CPU time
+                    cells.append(f"{h['messages_per_second']:>10,.0f} {'>' + format(row[name + '_over_bare'], '.0f'):>7} "
+                                 f"{'-':>7}")
+                    continue
+                row[f"{name}_over_bare_cpu"] = h["messages_per_cpu_second"] / b_cpu
+                cells.append(f"{h['messages_per_second']:>10,.0f} {row[name + '_over_bare']:>7.2f} "
+                             f"{row[name + '_over_bare_cpu']:>7.2f}")
+            bare_cell = (f"{'< ' + format(b_rate, ',.0f'):>10} {'> ' + format(args.timeout, '.0f'):>7}"
+                         if b.get("timed_out") else f"{b_rate:>10,.0f} {b['wall_seconds']:>7.2f}")
+            sim = lambda h: (rel(h["simulated_seconds"], b["simulated_seconds"])
+                             if "simulated_seconds" in h and "simulated_seconds" in b else "-")
+            mem = lambda h: str(h["peak_rss_kib"] // 1024) if "peak_rss_kib" in h else "-"
             rows.append(row)
-            print(f"{n:>6} {k:>8} | {q['messages_per_second']:>11,.0f} {row['queue_over_bare']:>6.1f} "
-                  f"{row['queue_over_bare_cpu']:>6.1f} | {f['messages_per_second']:>10,.0f} "
-                  f"{row['flow_over_bare']:>6.2f} {row['flow_over_bare_cpu']:>6.2f} | "
-                  f"{b['messages_per_second']:>10,.0f} {b['wall_seconds']:>7.2f} | "
-                  f"{rel(q['simulated_seconds'], b['simulated_seconds']):>14} "
-                  f"{rel(f['simulated_seconds'], b['simulated_seconds']):>6} | "
-                  f"{q['peak_rss_kib'] // 1024:>3}/{f['peak_rss_kib'] // 1024}/{b['peak_rss_kib'] // 1024:<5}",
-                  flush=True)
+            print(f"{n:>6} {k:>8} | {cells[0]} | {cells[1]:>26} | {bare_cell} | {sim(q):>14} {sim(f):>6} | "
+                  f"{mem(q)}/{mem(f)}/{mem(b)}", flush=True)
     return rows
 
 
@@ -245,6 +309,10 @@ def main(argv=None) -> int:
                     "(default 2, 1 with --quick)")
     ap.add_argument("--messages", type=int, default=32768, help="messages per row of section 1 "
                     "(default: %(default)s)")
+    ap.add_argument("--timeout", type=float, default=150.0, help="seconds after which a flow or "
+                    "bare run of section 1 is stopped and reported as a bound (default: %(default)s)")
+    ap.add_argument("--flow-contended-up-to", type=int, default=4096, help="largest rank count "
+                    "at which section 1 runs the flow transport on shared NICs (default: %(default)s)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--bare", help="path of the bare_s4u program (default: the installed one)")
     ap.add_argument("--json", metavar="FILE", help="also write every measurement as JSON to FILE")
