@@ -241,7 +241,7 @@ def section_queue(args, sizes, placements) -> list[dict]:
     print(f"\n2. queue transport, any-to-any roundtrip, 16 round trips per rank; best of {args.repeats}",
           flush=True)
     print(f"{'ranks':>6} {'per node':>8} {'messages':>9} {'wall s':>7} {'msg/s':>10} {'msg/cpu s':>10} "
-          f"{'vs 1/node':>9} {'rtt mean us':>11}", flush=True)
+          f"{'vs 1/node':>9} {'sim us/trip':>11}", flush=True)
     rows = []
     for n in sizes:
         base = None
