@@ -23,9 +23,11 @@ def _positive(text: str) -> int:
 
 def _placement(p):
     p.add_argument("--nodes", type=_positive, metavar="N",
-                   help="nodes of the platform (overrides the platform's count)")
+                   help="number of nodes of the platform (default: the platform's "
+                        "nodes.count; calibrate without --base: 2)")
     p.add_argument("--ranks-per-node", type=_positive, metavar="K",
-                   help="how the measured ranks were placed (default: what the file says, else 1)")
+                   help="ranks per node in the measured runs, e.g. 2 for a ping-pong inside "
+                        "one node (default: what the file says, else 1)")
 
 
 def add_validate(sub):
@@ -33,12 +35,19 @@ def add_validate(sub):
                        description="Simulate every measured case of FILES (osu_latency, IMB, "
                                    "NetPIPE, latency_checker, Ray, hopsim JSON) on a platform "
                                    "and print measured, simulated and the error.")
-    p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--platform", required=True, metavar="NAME_OR_FILE")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="one or more measurement files (the format is recognised from the "
+                        "content; docs/validation.md)")
+    p.add_argument("--platform", required=True, metavar="NAME_OR_FILE",
+                   help="required: the preset name or platform TOML file to simulate on")
     _placement(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--plot", metavar="FILE.png", help="measured and simulated curves")
-    p.add_argument("--seed", type=int, default=1, metavar="S")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object instead of the table")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="also draw measured and simulated curves into this PNG file "
+                        "(default: no figure)")
+    p.add_argument("--seed", type=int, default=1, metavar="S",
+                   help="random seed of the simulations, an integer 0..2^64-1 (default 1)")
 
 
 def run_validate(args) -> int:
@@ -62,13 +71,21 @@ def add_calibrate(sub):
                        description="Fit a platform's network and host parameters to FILES; "
                                    "write it with the provenance of every number, plus the "
                                    "SimGrid platform XML and SMPI flags beside it.")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="one or more measurement files (osu_latency, IMB, NetPIPE, "
+                        "latency_checker, Ray, hopsim JSON; docs/calibration.md)")
     _placement(p)
     p.add_argument("--base", metavar="PLATFORM",
-                   help="preset or file giving what the data cannot determine")
-    p.add_argument("--out", required=True, metavar="PLATFORM.toml")
-    p.add_argument("--name", help="the new platform's name (default: --out's stem)")
-    p.add_argument("--plot", metavar="FIT.png", help="the ping-pong fit")
+                   help="preset or platform TOML file giving every value the data cannot "
+                        "determine (default: none; then the files must determine the "
+                        "network latency and bandwidth)")
+    p.add_argument("--out", required=True, metavar="PLATFORM.toml",
+                   help="required: the platform file to write, in an existing folder; "
+                        "PLATFORM.xml and PLATFORM.smpi are written beside it")
+    p.add_argument("--name", metavar="NAME",
+                   help="the new platform's name (default: --out's file name without .toml)")
+    p.add_argument("--plot", metavar="FIT.png",
+                   help="also draw the ping-pong fit into this PNG file (default: no figure)")
 
 
 def run_calibrate(args) -> int:

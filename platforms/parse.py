@@ -9,6 +9,7 @@ import difflib
 import tomllib
 from pathlib import Path
 
+from .. import bounds
 from ..errors import InputError
 from .platform import FILE_KEYS, Platform
 
@@ -47,12 +48,7 @@ def parse_platform(text: str, source: str) -> Platform:
 
 def load_file(path: str | Path) -> Platform:
     """A Platform from a platform file."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"{path}: cannot read platform file: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a UTF-8 text file") from None
+    text = bounds.read_text(path, "platform file")
     return parse_platform(text, str(path))
 
 

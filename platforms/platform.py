@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
+from .. import bounds
 from ..errors import InputError
 from .topology_parameters import nodes_of_topology
 
@@ -279,15 +280,16 @@ def _check_str(p: Platform, f: str):
 
 
 def _check_int(p: Platform, f: str):
-    v = getattr(p, f)
-    if isinstance(v, bool) or not isinstance(v, int):
-        p._fail(f, f"must be an integer, got {v!r}")
+    _bounded(p, f)
 
 
 def _check_float(p: Platform, f: str) -> float:
-    v = getattr(p, f)
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        p._fail(f, f"must be a number, got {v!r}")
-    if not math.isfinite(v):
-        p._fail(f, f"must be finite, got {v}")
-    return float(v)
+    return _bounded(p, f)
+
+
+def _bounded(p: Platform, f: str):
+    # Types and ranges live in hopsim.bounds, keyed by the file key.
+    try:
+        return bounds.check(FILE_KEYS[f], getattr(p, f))
+    except InputError as e:
+        raise InputError(f"{p.source}: {e}" if p.source else str(e)) from None

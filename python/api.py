@@ -3,29 +3,33 @@ from __future__ import annotations
 
 import time
 
-from . import platforms
+from . import bounds, platforms
 from .errors import InputError
 from .result import Result
-from .workload import Workload, make_workload
+from .workload import Workload, engine_family, make_workload
 
 
-def prepare(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, seed: int = 1,
+def prepare(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, seed: int | str = 1,
             **params) -> tuple[platforms.Platform, Workload, dict]:
     """Validate everything a run needs without running it.
 
     Returns the Platform, the Workload and the engine's platform dict (with a
-    reception override applied). Raises InputError naming the offending parameter.
+    reception override applied). Raises InputError naming the offending parameter:
+    bounds (hopsim.bounds), placement, the overlay's size, and the run's memory.
     """
     plat = platforms.load(platform)
     transport = params.pop("transport", None)
     if transport is not None:  # validated by the Platform, as the file key would be
         plat = plat.replace(transport=transport)
+    bounds.check_parameters(dict(params, ranks=ranks, ranks_per_node=ranks_per_node, seed=seed))
     reception = params.pop("reception", None)
     if reception is not None and reception not in platforms.RECEPTIONS:
         raise InputError(f"reception: must be one of {', '.join(platforms.RECEPTIONS)}, "
                          f"got {reception!r}")
     work = make_workload(workload, ranks, ranks_per_node, seed, **params)
     work.check_fits(plat)
+    bounds.check_memory(plat.nodes, work.ranks, work.kind, work.exchanges,
+                        engine_family(work.overlay, work.seed), transport=plat.transport)
     return plat, work, plat.to_engine_dict(reception)
 
 

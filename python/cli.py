@@ -45,35 +45,57 @@ def _add_simulate(sub):
                                    "(OSU table, latency_checker lines, IMB block), or with "
                                    "--json one JSON object.")
     p.add_argument("--platform", required=True, metavar="NAME_OR_FILE",
-                   help="a preset (hopsim platforms) or a platform TOML file")
-    p.add_argument("--workload", required=True, choices=("pingpong", "roundtrip", "exchange"))
-    p.add_argument("--ranks", required=True, type=int, metavar="N")
-    p.add_argument("--ranks-per-node", type=int, default=1, metavar="K")
-    p.add_argument("--request-bytes", type=int, metavar="B", help="roundtrip (default 4000)")
-    p.add_argument("--reply-bytes", type=int, metavar="B", help="roundtrip (default 4000)")
+                   help="required: a preset name (see hopsim platforms) or a platform TOML "
+                        "file (keys and units: docs/platforms.md)")
+    p.add_argument("--workload", required=True, choices=("pingpong", "roundtrip", "exchange"),
+                   help="required: pingpong (osu_latency, 2 ranks), roundtrip "
+                        "(latency_checker / Ray's network test) or exchange (IMB Exchange); "
+                        "docs/workloads.md")
+    p.add_argument("--ranks", required=True, type=int, metavar="N",
+                   help="required: number of MPI ranks (pingpong: exactly 2)")
+    p.add_argument("--ranks-per-node", type=int, default=1, metavar="K",
+                   help="ranks placed on each node, in blocks (default 1; at most the "
+                        "platform's nodes.cores)")
+    p.add_argument("--request-bytes", type=int, metavar="B",
+                   help="roundtrip: request size in bytes (default 4000)")
+    p.add_argument("--reply-bytes", type=int, metavar="B",
+                   help="roundtrip: reply size in bytes (default 4000; Ray's test uses 0)")
     p.add_argument("--exchanges", type=int, metavar="R",
                    help="roundtrip: round trips per rank (default 1000)")
     p.add_argument("--destinations", choices=("independent", "shared"),
                    help="roundtrip: per-rank random streams, or one sequence shared by all "
                         "ranks as latency_checker's seeding gives (default independent)")
     p.add_argument("--sizes", type=_int_list, metavar="0,1024,...",
-                   help="pingpong/exchange message sizes (default 0 and powers of two to 4 MiB)")
+                   help="pingpong/exchange: message sizes in bytes, comma-separated "
+                        "(default 0 and the powers of two up to 4 MiB, as the tools sweep)")
+    p.add_argument("--iterations", type=int, metavar="N",
+                   help="pingpong: timed round trips per size (default: osu_latency's, 10000 "
+                        "up to 8192 bytes and 1000 above)")
+    p.add_argument("--repetitions", type=int, metavar="N",
+                   help="exchange: repetitions per size (default: IMB's, 1000 or 40 MiB / "
+                        "size, whichever is smaller)")
     p.add_argument("--reception", choices=("any-source", "round-robin"),
-                   help="override the platform's reception policy")
+                   help="roundtrip: how a rank probes for messages (default: the platform's "
+                        "host.reception, itself any-source unless the file says otherwise)")
     p.add_argument("--transport", choices=("flow", "queue"),
-                   help="override the platform's network.transport (docs/model.md)")
+                   help="what moves the bytes: SimGrid's fair-sharing flow model or per-link "
+                        "FIFO queues (default: the platform's network.transport; docs/model.md)")
     p.add_argument("--overlay", metavar="FAMILY",
-                   help="roundtrip: route over a software overlay (complete, debruijn, kautz, "
-                        "random, group, polytope, hypercube, torus)")
+                   help="roundtrip: route over a software overlay: complete, debruijn, kautz, "
+                        "random, group, polytope, hypercube, torus (default: none, every "
+                        "message goes straight to its destination)")
     p.add_argument("--degree", type=int, metavar="D",
-                   help="the overlay's degree parameter (de Bruijn base b, Kautz d, polytope "
-                        "alphabet, torus radix). Default: RayPlatform's rule, which for de "
-                        "Bruijn is Ray's default degree 2 (1024 ranks: B(2,10)); a degree that "
-                        "does not fit the ranks is an error (docs/overlays.md)")
+                   help="with --overlay: the family's parameter (de Bruijn base b, Kautz d, "
+                        "polytope alphabet size, torus radix). Default: RayPlatform's rule, "
+                        "which for de Bruijn is Ray's default degree 2 (1024 ranks: "
+                        "B(2,10)), for Kautz the largest d that fits, for polytope and torus "
+                        "2; a degree that does not fit the ranks is an error "
+                        "(docs/overlays.md)")
     p.add_argument("--seed", type=seed_value, default=1, metavar="S",
-                   help="an integer, or 'ray' with --overlay random: RayPlatform's own random "
-                        "graph and routes (default 1)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+                   help="random seed, an integer 0..2^64-1 (default 1); or 'ray' with "
+                        "--overlay random: RayPlatform's own random graph and routes")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object (docs/workloads.md) instead of the tool's text")
 
 
 def _run_simulate(args) -> int:
@@ -81,8 +103,8 @@ def _run_simulate(args) -> int:
     from .formats import text
 
     params = {k: getattr(args, k) for k in (
-        "request_bytes", "reply_bytes", "exchanges", "destinations", "sizes", "reception",
-        "overlay", "degree", "transport") if getattr(args, k) is not None}
+        "request_bytes", "reply_bytes", "exchanges", "destinations", "sizes", "iterations",
+        "repetitions", "reception", "overlay", "degree", "transport") if getattr(args, k) is not None}
     result = simulate(args.platform, args.workload, ranks=args.ranks,
                       ranks_per_node=args.ranks_per_node, seed=args.seed, **params)
     sys.stdout.write(result.to_json() + "\n" if args.json else text(result))
@@ -94,20 +116,23 @@ def _add_run(sub):
                        description="Run every point of a scenario, print one table and write "
                                    "results.json and results.csv into --out.")
     p.add_argument("scenario", nargs="?", metavar="SCENARIO",
-                   help="a scenario file, or the name of a packaged scenario (default, "
-                        "overlays, degree_sweep); without it, the embedded default scenario")
-    p.add_argument("--out", default="out", metavar="DIR", help="output folder (default ./out)")
+                   help="a scenario TOML file, or the name of a packaged scenario (default, "
+                        "overlays, degree_sweep); default: the packaged default scenario")
+    p.add_argument("--out", default="out", metavar="DIR",
+                   help="folder for results.json and results.csv, created if missing "
+                        "(default ./out)")
     p.add_argument("--plot", metavar="FILE.png",
                    help="also draw the scenario's figure (overlay comparisons and degree "
-                        "sweeps) into this PNG")
+                        "sweeps) into this PNG file (default: no figure)")
 
 
 def _run_run(args) -> int:
     from . import scenarios
 
     scenario = scenarios.load(args.scenario) if args.scenario else scenarios.default()
+    # Refused before any run: a bad path should not cost the whole scenario.
+    scenarios.check_out(args.out)
     if args.plot is not None:
-        # Refused before any run: a bad path should not cost the whole scenario.
         from .scenarios import figures
         figures.kind(scenario)
         figures.check_path(args.plot)
@@ -121,12 +146,23 @@ def _run_run(args) -> int:
 
 
 def _add_platforms(sub):
-    sub.add_parser("platforms", help="list the built-in platform presets",
-                   description="List the built-in presets, one line each.")
+    p = sub.add_parser("platforms", help="list the built-in platform presets, or export one "
+                                         "for SimGrid",
+                       description="Without arguments: list the built-in presets, one line "
+                                   "each (nodes x cores, latency in us, bandwidth in Gbit/s, "
+                                   "reception). 'hopsim platforms export NAME_OR_FILE' writes "
+                                   "the platform as a SimGrid platform XML plus the SMPI --cfg "
+                                   "flags that give hopsim's network contract "
+                                   "(docs/platforms.md, docs/live.md).")
+    from .calibration import smpi_platform
+    smpi_platform.add_export_arguments(p)  # hopsim platforms export P --format simgrid-xml
 
 
 def _run_platforms(args) -> int:
     from . import platforms
+    if args.action == "export":
+        from .calibration import smpi_platform
+        return smpi_platform.run_export(args)
 
     names = platforms.list_presets()
     width = max(map(len, names))
@@ -144,10 +180,23 @@ def _add_topology(sub, argv):
         except ImportError as e:
             raise _Unavailable(f"the topology command is not available: {e}") from None
         topology_cli.add_parser(sub)
-        return topology_cli.run
+        return lambda args: topology_cli.run(_bounded_topology(args))
     sub.add_parser("topology", help="overlay topologies: statistics, Ray files, plots",
                    add_help=False)
     return None
+
+
+def _bounded_topology(args):
+    from . import bounds
+
+    # Below 1 the overlay family names its own rule; the bounds add the upper limits.
+    if args.ranks >= 1:
+        bounds.check("topology.ranks", args.ranks, "--ranks")
+    if args.degree >= 0:
+        bounds.check("degree", args.degree, "--degree")
+    if isinstance(args.seed, int):  # a named seed (a string) is the family's to check
+        bounds.check("seed", args.seed, "--seed")
+    return args
 
 
 class _Unavailable(RuntimeError):
@@ -156,7 +205,13 @@ class _Unavailable(RuntimeError):
 
 def build_parser(argv: list[str]):
     parser = _Parser(prog="hopsim", description="Discrete-event simulation of MPI traffic "
-                                                "on SimGrid.")
+                                                "on SimGrid. Times are in microseconds (us), "
+                                                "sizes in bytes, rates in Gbit/s; "
+                                                "'hopsim COMMAND --help' describes each "
+                                                "command's options.",
+                     epilog="Documentation: docs/ in the source repository (model.md, "
+                            "workloads.md, overlays.md, platforms.md, live.md, "
+                            "calibration.md, validation.md).")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)
     _add_simulate(sub)
@@ -169,6 +224,8 @@ def build_parser(argv: list[str]):
     runners = {"simulate": _run_simulate, "run": _run_run, "platforms": _run_platforms,
                "topology": topology_run, "validate": calibration_cli.run_validate,
                "calibrate": calibration_cli.run_calibrate}
+    from .calibration import live, smpi
+    runners.update(live=live.add_parser(sub), smpi=smpi.add_parser(sub))
     return parser, runners
 
 
@@ -188,12 +245,28 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         # A reader that closed early (hopsim ... | head) is not an error of ours; point
         # stdout at /dev/null so the interpreter's final flush does not fail again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _drop_stdout()
         return 0
     except KeyboardInterrupt:
+        _drop_stdout()  # what was buffered for a terminal is not flushed after "interrupted"
         sys.stderr.write("hopsim: interrupted\n")
         return 130
+    except OSError as e:
+        # Inputs raise InputError; what is left is the system refusing our own output
+        # (stdout on a full disk or /dev/full has no file name) or a file we touch.
+        _drop_stdout()
+        where = f"{e.filename}: " if e.filename else "cannot write the output: "
+        sys.stderr.write(f"hopsim: error: {where}{e.strerror or e}\n")
+        return EXIT_INPUT
     return status or 0
+
+
+def _drop_stdout():
+    # Whatever is still buffered must not be flushed (again) at exit.
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _one_line(e: Exception) -> str:

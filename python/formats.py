@@ -1,9 +1,18 @@
 """The real tools' own text outputs, so a simulated run reads like a real one.
 
-Layouts follow the tools' printf formats (see shared/reference/workloads.md):
+Layouts follow the tools' printf formats (docs/workloads.md):
 osu_latency "%-10d%20.2f", IMB "%13d%13d%13.2f%13.2f%13.2f%13.2f", latency_checker's
 lines, and Ray's NetworkTest.txt (C++ stream defaults: integers per rank, 6 significant
 digits for the all-rank figures).
+
+A statistic the engine leaves null (no sample kept: every round trip above latency_checker's
+1000 us or Ray's 4096 us) prints what the tool prints then. latency_checker's get_result
+starts its mode at bin 0 and its average at 0 and divides only when something was kept, so
+such a rank prints mode 0 and average 0.000000, and rank 0 averages the averages it
+receives. Ray's NetworkTest::getAverageLatency returns its count (0) when nothing was
+kept, and RayPlatform's getAverage / getStandardDeviation of an empty list are 0. osu_latency
+and IMB have no cut-off; a null there can only be a non-finite number (hopsim.bounds keeps
+inputs finite), which printf writes as "nan".
 """
 from __future__ import annotations
 
@@ -18,7 +27,7 @@ IMB_RULE = "#" + "-" * 77
 def osu_latency(result: Result) -> str:
     lines = [f"# OSU MPI Latency Test v{OSU_VERSION}", f"{'# Size':<10}{'Latency (us)':>20}"]
     for row in result.results["rows"]:
-        lines.append(f"{row['bytes']:<10d}{row['latency_us']:>20.2f}")
+        lines.append(f"{row['bytes']:<10d}{_printf(row['latency_us'], '>20.2f')}")
     return "\n".join(lines) + "\n"
 
 
@@ -27,8 +36,9 @@ def imb_exchange(result: Result) -> str:
     lines = [IMB_RULE, "# Benchmarking Exchange", f"# #processes = {result.ranks}", IMB_RULE,
              "".join(f"{h:>13}" for h in head)]
     for r in result.results["rows"]:
-        lines.append(f"{r['bytes']:13d}{r['repetitions']:13d}{r['t_min_us']:13.2f}"
-                     f"{r['t_max_us']:13.2f}{r['t_avg_us']:13.2f}{r['mbytes_per_sec']:13.2f}")
+        lines.append(f"{r['bytes']:13d}{r['repetitions']:13d}"
+                     + "".join(_printf(r[k], "13.2f")
+                               for k in ("t_min_us", "t_max_us", "t_avg_us", "mbytes_per_sec")))
     return "\n".join(lines) + "\n"
 
 
@@ -39,9 +49,9 @@ def latency_checker(result: Result) -> str:
              f"exchanges: {exchanges} (-exchanges {exchanges})"]
     for rank, (mode, mean) in enumerate(zip(modes, means)):
         lines.append(f"Rank {rank} -> mode roundtrip latency: {_lc_number(mode)} microseconds, "
-                     f"average roundtrip latency: {mean:f} microseconds")
+                     f"average roundtrip latency: {_or_zero(mean):f} microseconds")
     lines.append(f"Rank 0 -> average of average roundtrip latencies: "
-                 f"{result.results['lc_average_of_averages_us']:f} microseconds")
+                 f"{_or_zero(result.results['lc_average_of_averages_us']):f} microseconds")
     return "\n".join(lines) + "\n"
 
 
@@ -53,13 +63,14 @@ def ray_network_test(result: Result) -> str:
         f"requesting a reply for a message of {result.parameters['request_bytes']} bytes",
         "# MessagePassingInterfaceRank\tName\tModeLatencyInMicroseconds"
         "\tAverageLatencyInMicroseconds\tNumberOfExchanges",
-        f"# AverageForAllRanks: {res['ray_average_for_all_ranks_us']:.6g}",
-        f"# StandardDeviation: {res['ray_standard_deviation_us']:.6g}",
+        f"# AverageForAllRanks: {_or_zero(res['ray_average_for_all_ranks_us']):.6g}",
+        f"# StandardDeviation: {_or_zero(res['ray_standard_deviation_us']):.6g}",
     ]
     for rank, (mode, mean, n) in enumerate(zip(per_rank["ray_mode_us"], per_rank["ray_mean_us"],
                                                per_rank["round_trips"])):
         # Ray keeps whole microseconds per rank (integer means).
-        lines.append(f"{rank}\tnode-{rank // result.ranks_per_node}\t{int(mode)}\t{int(mean)}\t{n}")
+        lines.append(f"{rank}\tnode-{rank // result.ranks_per_node}\t{int(_or_zero(mode))}"
+                     f"\t{int(_or_zero(mean))}\t{n}")
     return "\n".join(lines) + "\n"
 
 
@@ -75,6 +86,17 @@ def text(result: Result) -> str:
     return out
 
 
-def _lc_number(x: float) -> str:
+def _lc_number(x) -> str:
     # latency_checker bins round trips by whole microseconds, so its mode is an integer.
+    x = _or_zero(x)
     return f"{int(x)}" if float(x).is_integer() else f"{x:f}"
+
+
+def _or_zero(x) -> float:
+    """latency_checker's and Ray's value for a statistic over no kept sample."""
+    return 0.0 if x is None else x
+
+
+def _printf(x, spec: str) -> str:
+    """printf's rendering of a number; JSON's null is a non-finite value, printed as nan."""
+    return format(float("nan") if x is None else x, spec)

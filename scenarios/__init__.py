@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from .figures import plot
-from .runner import Outcome, check, csv_text, flat_rows, json_text, run, table, write_outputs
+from .runner import Outcome, check, check_out, csv_text, flat_rows, json_text, run, table, write_outputs
 from .scenario import POINT_KEYS, Scenario, load_scenario, parse_scenario
 
 DEFAULT_FILE = Path(__file__).resolve().parent / "default.toml"
@@ -44,5 +44,5 @@ def default() -> Scenario:
 
 
 __all__ = ["Scenario", "Outcome", "load", "default", "parse_scenario", "check", "run",
-           "table", "flat_rows", "csv_text", "json_text", "write_outputs", "POINT_KEYS",
+           "table", "check_out", "flat_rows", "csv_text", "json_text", "write_outputs", "POINT_KEYS",
            "DEFAULT_FILE", "list_packaged", "plot"]

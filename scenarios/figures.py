@@ -49,8 +49,9 @@ def check_path(path: str | os.PathLike) -> Path:
     parent = p.absolute().parent
     if not parent.is_dir():
         raise InputError(f"--plot {p}: folder {parent} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise InputError(f"--plot {p}: folder {parent} is not writable")
+    from .runner import probe_writable
+
+    probe_writable(parent, f"--plot {p}")
     return p
 
 
@@ -75,8 +76,11 @@ def plot(outcome, path: str | os.PathLike) -> Path:
     reception = outcome.results[0].parameters.get("reception", "")
     fig.suptitle(f"{s.name}: {s.description}\nplatform {platform}, {reception} reception",
                  fontsize=12)
-    fd, staged = tempfile.mkstemp(prefix=".hopsim-plot-", suffix=".png",
-                                  dir=path.absolute().parent)
+    try:
+        fd, staged = tempfile.mkstemp(prefix=".hopsim-plot-", suffix=".png",
+                                      dir=path.absolute().parent)
+    except OSError as e:
+        raise InputError(f"--plot {path}: cannot write the figure: {e.strerror}") from None
     os.close(fd)
     try:
         fig.savefig(staged, dpi=110, format="png")

@@ -40,7 +40,8 @@ class Outcome:
 
 
 def _label(scenario: Scenario, index: int, point: dict) -> str:
-    swept = ", ".join(f"{k}={point[k]}" for k in scenario.swept_keys())
+    # Linked sweep tables may set different keys (complete points have no degree).
+    swept = ", ".join(f"{k}={point[k]}" for k in scenario.swept_keys() if k in point)
     return f"point {index + 1}" + (f" ({swept})" if swept else "")
 
 
@@ -71,17 +72,19 @@ def run(scenario: Scenario, progress: bool = False) -> Outcome:
     """Run every point in order; progress (for a terminal) goes to stderr."""
     points = check(scenario)
     results = []
-    for i, point in enumerate(points):
-        if progress:
-            sys.stderr.write(f"\r\033[K[{i + 1}/{len(points)}] {_label(scenario, i, point)}")
+    try:
+        for i, point in enumerate(points):
+            if progress:
+                sys.stderr.write(f"\r\033[K[{i + 1}/{len(points)}] {_label(scenario, i, point)}")
+                sys.stderr.flush()
+            try:
+                results.append(simulate(**_call_args(scenario, point)))
+            except InputError as e:
+                raise InputError(f"{scenario.source}: {_label(scenario, i, point)}: {e}") from None
+    finally:
+        if progress:  # also on an error or an interrupt: its message starts a clean line
+            sys.stderr.write("\r\033[K")
             sys.stderr.flush()
-        try:
-            results.append(simulate(**_call_args(scenario, point)))
-        except InputError as e:
-            raise InputError(f"{scenario.source}: {_label(scenario, i, point)}: {e}") from None
-    if progress:
-        sys.stderr.write("\r\033[K")
-        sys.stderr.flush()
     return Outcome(scenario, points, results)
 
 
@@ -162,7 +165,10 @@ def table(outcome: Outcome) -> str:
         for flat in flat_rows(result):
             rows.append({**{k: point.get(k, "") for k in swept}, **flat})
     columns = swept + [c for c in _HEADLINE if any(c in r for r in rows)]
-    cells = [[_cell(c, r.get(c, "")) for c in columns] for r in rows]
+    # A statistic the engine computed as a double prints "235" in JSON when it happens to be
+    # whole; a column holding any float is printed as floats throughout.
+    real = {c for c in columns if any(isinstance(r.get(c), float) for r in rows)}
+    cells = [[_cell(c, r.get(c, ""), c in real) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[j]) for row in cells)) for j, c in enumerate(columns)]
     fixed = " ".join(f"{k}={v}" for k, v in s.fixed.items())
     lines = [f"# {s.name}: {s.description}" if s.description else f"# {s.name}"]
@@ -176,38 +182,86 @@ def table(outcome: Outcome) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _cell(column: str, value) -> str:
-    if isinstance(value, float):
+def _cell(column: str, value, real: bool = False) -> str:
+    if value is None:
+        return "-"  # a statistic over no kept sample (JSON null)
+    if isinstance(value, float) or (real and isinstance(value, int) and not isinstance(value, bool)):
         return f"{value:.2f}"
     if isinstance(value, list):
         return ",".join(map(str, value))
     return str(value)
 
 
-def write_outputs(outcome: Outcome, out_dir: str | Path) -> tuple[Path, Path]:
-    """results.json and results.csv in out_dir, each written whole or not at all."""
+def check_out(out_dir: str | Path) -> Path:
+    """--out, refused before any run unless a file can really be created there (or in the
+    nearest existing folder above it, which write_outputs would create it from)."""
     out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: exists and is not a folder")
+    for name in ("results.json", "results.csv"):
+        if (out / name).is_dir():
+            raise InputError(f"--out {out}: cannot write results: {out / name} is a folder")
+    existing = out.absolute()
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise InputError(f"--out {out}: {existing} is not a folder")
+    probe_writable(existing, f"--out {out}")
+    return out
+
+
+def probe_writable(folder: Path, flag: str) -> None:
+    """InputError unless a file can be created in folder (os.access says yes to root on
+    read-only file systems such as /proc, so a file is created and removed)."""
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".hopsim-probe-")
     except OSError as e:
-        raise InputError(f"--out {out}: cannot create the folder: {e.strerror}") from None
+        raise InputError(f"{flag}: cannot create files in {folder}: {e.strerror}") from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def write_outputs(outcome: Outcome, out_dir: str | Path) -> tuple[Path, Path]:
+    """results.json and results.csv in out_dir, each written whole or not at all; folders
+    this call created are removed again when writing fails (a full disk, an interrupt)."""
+    out = Path(out_dir)
     contents = {out / "results.json": json_text(outcome), out / "results.csv": csv_text(outcome)}
-    for final in contents:
-        # Checked before writing anything, so that one file is never replaced without the other.
-        if final.is_dir():
-            raise InputError(f"--out {out}: cannot write results: {final} is a folder")
+    created = [p for p in (out, *out.parents) if not p.exists()]
     temps = {}
     try:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise InputError(f"--out {out}: cannot create the folder: {e.strerror}") from None
+        for final in contents:
+            # Checked before writing anything, so that one file is never replaced without the other.
+            if final.is_dir():
+                raise InputError(f"--out {out}: cannot write results: {final} is a folder")
         for final, text in contents.items():
             fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{final.name}.", suffix=".tmp")
             temps[final] = tmp
+            # mkstemp makes 0600 files; results are ordinary files (0666 less the umask).
+            os.fchmod(fd, 0o666 & ~_umask())
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
         for final, tmp in temps.items():
             os.replace(tmp, final)
-    except OSError as e:
+    except BaseException as e:
         for tmp in temps.values():
             if os.path.exists(tmp):
                 os.unlink(tmp)
-        raise InputError(f"--out {out}: cannot write results: {e.strerror}") from None
+        for folder in created:  # innermost first
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        if isinstance(e, OSError):
+            raise InputError(f"--out {out}: cannot write results: {e.strerror}") from None
+        raise
     return out / "results.json", out / "results.csv"
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

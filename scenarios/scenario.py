@@ -35,6 +35,7 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from .. import bounds
 from ..errors import InputError
 from ..platforms import Platform
 from ..workload import PARAMETERS
@@ -83,6 +84,8 @@ class Scenario:
 
     def platform_ref(self, value: str) -> str:
         """A platform as written in the file -> what hopsim.platforms.load() takes."""
+        if not isinstance(value, str) or not value:
+            raise InputError(f"platform: must be a preset name or a platform file, got {value!r}")
         looks_like_file = "/" in value or value.endswith(".toml")
         if looks_like_file and self.base_dir is not None and not Path(value).is_absolute():
             return str(self.base_dir / value)
@@ -136,12 +139,7 @@ def parse_scenario(text: str, source: str, base_dir: Path | None = None) -> Scen
 
 def load_scenario(path: str | Path) -> Scenario:
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"{path}: cannot read scenario file: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a UTF-8 text file") from None
+    text = bounds.read_text(path, "scenario file")
     return parse_scenario(text, str(path), path.resolve().parent)
 
 

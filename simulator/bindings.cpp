@@ -156,14 +156,26 @@ WorkloadSpec workload_from(const py::dict& d)
   return w;
 }
 
+// Thrown from the interrupt check with the Python error (KeyboardInterrupt, or whatever
+// a signal handler raised) set; turned back into that error once the GIL is held.
+struct PythonSignal {};
+
 py::object simulate(const py::dict& platform, const py::dict& workload)
 {
   PlatformSpec p = platform_from(platform);
   WorkloadSpec w = workload_from(workload);
   std::string json;
-  {
+  try {
+    // The GIL is released while the child runs, and taken back briefly every 50 ms to
+    // run Python's signal handlers: Ctrl-C stops the run at once, not after it.
     py::gil_scoped_release release;
-    json = hopsim::simulate(p, w);
+    json = hopsim::simulate(p, w, [] {
+      py::gil_scoped_acquire gil;
+      if (PyErr_CheckSignals() != 0)
+        throw PythonSignal{};
+    });
+  } catch (const PythonSignal&) {
+    throw py::error_already_set();
   }
   return py::module_::import("json").attr("loads")(json);
 }

@@ -11,9 +11,12 @@
 
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstring>
+#include <poll.h>
 #include <stdexcept>
 #include <string>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -169,18 +172,48 @@ bool write_all(int fd, const std::string& data)
   return true;
 }
 
+// The child's first steps: die with the parent, and leave interrupts to it.
+void become_child(pid_t parent)
+{
+  // SIGKILL when the parent dies (even by SIGKILL), so no simulation outlives it; the
+  // getppid() check closes the race of a parent that died before prctl ran.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent)
+    _exit(1);
+  // Ctrl-C reaches the whole foreground group: the parent decides, and kills this child.
+  // Blocked rather than ignored: SimGrid's engine installs its own SIGINT handler (which
+  // exits without a result), and a handler does not unblock a blocked signal.
+  sigset_t interrupt;
+  sigemptyset(&interrupt);
+  sigaddset(&interrupt, SIGINT);
+  sigprocmask(SIG_BLOCK, &interrupt, nullptr);
+}
+
+void kill_child(pid_t pid)
+{
+  kill(pid, SIGKILL);
+  while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+
 }  // namespace
 
-std::string simulate(const PlatformSpec& platform, const WorkloadSpec& workload)
+std::string simulate(const PlatformSpec& platform, const WorkloadSpec& workload,
+                     const std::function<void()>& check_interrupt)
 {
   validate(platform, workload);  // fail fast, in the caller's process
   int fds[2];
   if (pipe(fds) != 0)
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  pid_t parent = getpid();
   pid_t pid = fork();
-  if (pid < 0)
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
     throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  }
   if (pid == 0) {
+    become_child(parent);
     close(fds[0]);
     // First byte: 'R' result, 'V' invalid input, 'E' any other failure.
     std::string message;
@@ -198,13 +231,29 @@ std::string simulate(const PlatformSpec& platform, const WorkloadSpec& workload)
   close(fds[1]);
   std::string data;
   char buf[65536];
-  for (;;) {
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    data.append(buf, static_cast<size_t>(n));
+  try {
+    for (;;) {
+      // Wake at least every 50 ms, so that an interrupt is handled while the child runs.
+      struct pollfd pfd {fds[0], POLLIN, 0};
+      int ready = poll(&pfd, 1, 50);
+      if (check_interrupt)
+        check_interrupt();  // may throw: the child is killed below
+      if (ready <= 0)
+        continue;
+      ssize_t n = read(fds[0], buf, sizeof buf);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      data.append(buf, static_cast<size_t>(n));
+    }
+    // An interrupt that came as the child ended still wins over its result.
+    if (check_interrupt)
+      check_interrupt();
+  } catch (...) {
+    close(fds[0]);
+    kill_child(pid);
+    throw;
   }
   close(fds[0]);
   int status = 0;

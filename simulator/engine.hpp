@@ -4,6 +4,7 @@
 
 #include "spec.hpp"
 
+#include <functional>
 #include <string>
 
 namespace hopsim {
@@ -17,7 +18,11 @@ std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& wor
 
 // In a forked child, so that it can be called any number of times and every run starts
 // from a clean SimGrid; the child's peak memory is reported as "peak_rss_kib".
-// Errors from validation come back as std::invalid_argument.
-std::string simulate(const PlatformSpec& platform, const WorkloadSpec& workload);
+// Errors from validation come back as std::invalid_argument. The child dies with the
+// calling thread (PR_SET_PDEATHSIG) and ignores SIGINT; check_interrupt, called at least
+// every 50 ms while the child runs, may throw to abandon the run: the child is killed
+// and reaped before the exception leaves.
+std::string simulate(const PlatformSpec& platform, const WorkloadSpec& workload,
+                     const std::function<void()>& check_interrupt = {});
 
 }  // namespace hopsim

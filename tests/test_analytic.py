@@ -66,7 +66,8 @@ def test_imb_exchange_on_four_single_rank_nodes(latency_us, bandwidth_gbps):
         assert r["mbytes_per_sec"] == pytest.approx(4 * r["bytes"] / r["t_max_us"], rel=1e-9)
 
 
-def test_imb_exchange_figure_from_simgrid_notes():
-    # simgrid-notes.md: 4 nodes, 20 us, 1 Gbit/s, 65536 bytes: exactly 1068.58 us.
+def test_imb_exchange_figure_without_cross_traffic():
+    # docs/model.md, the network contract: L + 2s/R with cross-traffic off; 4 nodes,
+    # 20 us, 1 Gbit/s, 65536 bytes: 20 + 2 * 65536 / 125 = 1068.58 us.
     rows = hopsim.simulate(cluster(4), "exchange", ranks=4, sizes=[65536], repetitions=5).results["rows"]
     assert round(rows[0]["t_max_us"], 2) == 1068.58

@@ -159,3 +159,13 @@ def test_run_writes_results_and_prints_a_table(tmp_path):
     header = next(line for line in proc.stdout.splitlines() if not line.startswith("#"))
     assert header.split() == ["ranks", "rtt_mean_us", "rtt_p99_us", "lc_average_of_averages_us",
                               "ray_average_for_all_ranks_us", "messages"]
+
+
+def test_simulate_takes_the_tools_iteration_counts():
+    ex = json.loads(hopsim("simulate", "--platform", "two-nodes", "--workload", "exchange",
+                           "--ranks", "2", "--sizes", "0,1024", "--repetitions", "7",
+                           "--json").stdout)
+    assert [r["repetitions"] for r in ex["results"]["rows"]] == [7, 7]
+    pp = hopsim("simulate", "--platform", "two-nodes", "--workload", "pingpong", "--ranks", "2",
+                "--sizes", "8", "--iterations", "3")
+    assert pp.returncode == 0 and pp.stdout.splitlines()[-1].startswith("8 ")

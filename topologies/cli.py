@@ -28,21 +28,28 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "topology", help="overlay topologies: statistics, Ray files, plots",
         description="Route statistics of a software-routed overlay over all ordered pairs of "
                     "ranks: diameter, route lengths, relay events per rank (docs/overlays.md).")
-    p.add_argument("family", metavar="FAMILY", help=", ".join(FAMILIES))
-    p.add_argument("--ranks", type=int, required=True, metavar="N")
+    p.add_argument("family", metavar="FAMILY", help="the overlay family: " + ", ".join(FAMILIES))
+    p.add_argument("--ranks", type=int, required=True, metavar="N",
+                   help="required: number of ranks (vertices), 1 to 16384; each family "
+                        "accepts only the sizes it can build (docs/overlays.md)")
     p.add_argument("--degree", type=int, default=0, metavar="D",
                    help="the family's parameter: de Bruijn base b, Kautz d, polytope alphabet "
                         "size, torus radix. Default 0: RayPlatform's rule; for de Bruijn that "
                         "is Ray's default degree 2 (1024 ranks: B(2,10)), for Kautz the "
-                        "largest d that fits. A degree that does not fit N is an error")
+                        "largest d that fits, for polytope and torus 2. A degree that does "
+                        "not fit N is an error")
     p.add_argument("--seed", type=seed_value, default=1, metavar="S",
-                   help="random family: the edges and the route ties (default 1); 'ray': "
-                        "RayPlatform's own random graph and per-pair routes")
+                   help="random family: an integer 0..2^64-1 drawing the edges and the "
+                        "route ties (default 1); 'ray': RayPlatform's own random graph and "
+                        "per-pair routes")
     p.add_argument("--out", metavar="DIR",
-                   help="write RayPlatform's " + ", ".join(FILES) + " into DIR")
+                   help="write RayPlatform's " + ", ".join(FILES) + " into DIR, created if "
+                        "missing (default: no files)")
     p.add_argument("--plot", metavar="FILE.png",
-                   help="draw the graph (small N), the route lengths and the relay load")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+                   help="draw the graph (small N), the route lengths and the relay load into "
+                        "this PNG file (default: no figure)")
+    p.add_argument("--json", action="store_true",
+                   help="print the statistics as one JSON object instead of the summary")
     return p
 
 

@@ -1,4 +1,4 @@
-// RayPlatform's random overlay, exactly (docs/overlays.md, "random with seed ray"):
+// RayPlatform's random overlay, exactly (docs/overlays.md, "random"):
 // - edges: the n(n-1)/2 pairs (i, j), i > j, numbered i(i-1)/2 + j, are shuffled 32
 //   times with std::random_shuffle after srand(i^3 + 2i), i = 0..31, and the first
 //   n * (int)(log n / log 2) / 2 are kept, as arcs both ways;

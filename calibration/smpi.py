@@ -1,0 +1,193 @@
+"""`hopsim smpi`: hopbench compiled with smpicc, run by smpirun on hopsim's platform.
+
+A cross-check of the engine by SimGrid's own MPI emulation: the same program as the
+live runs, on the platform and network contract hopsim_platform exports
+(hopsim.calibration.smpi_platform), giving the same JSON as `hopsim simulate`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from ..errors import InputError
+from . import live_result, live_routes, smpi_platform
+from .live import LiveError, tool_arguments
+
+SOURCES = ("hopbench.c", "routes.c", "hopbench.h")
+
+
+def _source_dir() -> Path:
+    return Path(__file__).resolve().parent / "hopbench"
+
+
+def build_hopbench(cache: Path | None = None) -> Path:
+    """hopbench built with smpicc, cached by the hash of its sources."""
+    smpicc = shutil.which("smpicc")
+    if smpicc is None:
+        raise InputError("smpicc is not on PATH: hopsim smpi needs SimGrid's SMPI (libsimgrid-dev)")
+    src = _source_dir()
+    missing = [s for s in SOURCES if not (src / s).is_file()]
+    if missing:
+        raise InputError(f"hopbench's sources are missing from the installation ({', '.join(missing)})")
+    digest = hashlib.sha256(b"".join((src / s).read_bytes() for s in SOURCES)).hexdigest()[:16]
+    cache = cache or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hopsim"
+    binary = cache / f"hopbench-smpi-{digest}"
+    if binary.is_file():
+        return binary
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = binary.with_name(binary.name + f".{os.getpid()}.tmp")
+    p = subprocess.run([smpicc, "-O2", "-o", str(tmp), str(src / "hopbench.c"), str(src / "routes.c")],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        raise LiveError(f"smpicc failed: {p.stderr.strip().splitlines()[-1] if p.stderr.strip() else p.returncode}")
+    tmp.replace(binary)  # atomic: concurrent runs see a whole binary or none
+    return binary
+
+
+def run_smpi(platform, workload: str, ranks: int, ranks_per_node: int = 1, *, seed: int = 1,
+             reception: str | None = None, out: str | None = None, timeout: float = 600,
+             extra_cfg: list[str] | None = None, **params) -> tuple[dict, str]:
+    """Run hopbench under smpirun on `platform`. Returns (JSON dict, tool text)."""
+    from ..api import prepare
+
+    if reception is not None:
+        params["reception"] = reception
+    plat, work, spec = prepare(platform, workload, ranks, ranks_per_node, seed, **params)
+    params.pop("reception", None)
+    smpi_platform.check_expressible(spec)
+    if workload == "roundtrip" and spec["pass_us"] <= 0:
+        raise InputError(f"{plat.name}: host.pass_us is 0; under SMPI a free MPI_Iprobe never "
+                         f"advances simulated time, so roundtrip needs a positive pass cost")
+    smpirun = shutil.which("smpirun")
+    if smpirun is None:
+        raise InputError("smpirun is not on PATH: hopsim smpi needs SimGrid's SMPI (libsimgrid-dev)")
+    binary = build_hopbench()
+    with tempfile.TemporaryDirectory(prefix="hopsim-smpi-") as tmp:
+        tmp = Path(tmp)
+        (tmp / "platform.xml").write_text(smpi_platform.platform_xml(spec))
+        (tmp / "hostfile").write_text(smpi_platform.hostfile(spec, ranks, ranks_per_node))
+        args = tool_arguments("hopbench", work, tmp)
+        if work.overlay:
+            live_routes.write(tmp / "routes.txt", params["overlay"], ranks, params.get("degree"), seed)
+            args += ["--routes", str(tmp / "routes.txt")]
+        if workload == "roundtrip":
+            args += ["--reception", spec["reception"]]
+        cmd = [smpirun, "-platform", str(tmp / "platform.xml"), "-hostfile", str(tmp / "hostfile"),
+               "-np", str(ranks), *smpi_platform.cfg_flags(spec), *(extra_cfg or []),
+               "--cfg=smpi/display-timing:no", "--log=root.thresh:warning", str(binary), *args]
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise LiveError(f"smpirun exceeded --timeout {timeout:g} s and was killed") from None
+        except BaseException:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
+        wall = time.perf_counter() - start
+        if proc.returncode != 0:
+            tail = " | ".join(l.strip() for l in (stderr or stdout).strip().splitlines()[-3:])
+            raise LiveError(f"smpirun failed with status {proc.returncode}: {tail[:300]}")
+    raw = live_result.parse_raw(stdout, "smpirun output")
+    parameters = work.parameters()
+    parameters["reception"] = spec["reception"]
+    result = live_result.to_result(raw, platform=plat.name, ranks_per_node=ranks_per_node,
+                                   seed=seed, parameters=parameters, wall_seconds=wall)
+    from ..formats import text as tool_text
+
+    text = tool_text(result)
+    out_dict = live_result.result_dict(result, {"tool": "hopbench under SMPI",
+                                                "smpirun": shlex.join(cmd)})
+    out_dict["smpi"] = out_dict.pop("live")
+    if out is not None:
+        d = Path(out)
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "smpirun.cmd").write_text(shlex.join(cmd) + "\n")
+        (d / "hopbench.stdout").write_text(stdout)
+        (d / "output.txt").write_text(text)
+        (d / "result.json").write_text(json.dumps(out_dict, indent=1) + "\n")
+    return out_dict, text
+
+
+def add_parser(sub):
+    from ..cli import _int_list
+
+    p = sub.add_parser("smpi", help="run hopbench under SimGrid's SMPI on a hopsim platform",
+                       description="Compile hopbench with smpicc and run it under smpirun on "
+                                   "the platform hopsim builds for P; prints the tool's output "
+                                   "and simulate's JSON. docs/live.md.")
+    p.add_argument("--platform", required=True, metavar="NAME_OR_FILE",
+                   help="required: a preset name or platform TOML file (docs/platforms.md)")
+    p.add_argument("--workload", required=True, choices=("pingpong", "roundtrip", "exchange"),
+                   help="required: pingpong (2 ranks), roundtrip or exchange, as in hopsim "
+                        "simulate (docs/workloads.md)")
+    p.add_argument("--ranks", required=True, type=int, metavar="N",
+                   help="required: number of MPI ranks (pingpong: exactly 2)")
+    p.add_argument("--ranks-per-node", type=int, default=1, metavar="K",
+                   help="ranks placed on each node, in blocks (default 1)")
+    p.add_argument("--request-bytes", type=int, metavar="B",
+                   help="roundtrip: request size in bytes (default 4000)")
+    p.add_argument("--reply-bytes", type=int, metavar="B",
+                   help="roundtrip: reply size in bytes (default 4000)")
+    p.add_argument("--exchanges", type=int, metavar="R",
+                   help="roundtrip: round trips per rank (default 1000)")
+    p.add_argument("--destinations", choices=("independent", "shared"),
+                   help="roundtrip: per-rank random streams, or one sequence shared by all "
+                        "ranks (default independent)")
+    p.add_argument("--sizes", type=_int_list, metavar="0,1024,...",
+                   help="pingpong/exchange: message sizes in bytes, comma-separated "
+                        "(default 0 and the powers of two up to 4 MiB)")
+    p.add_argument("--iterations", type=int, metavar="N",
+                   help="pingpong: timed round trips per size (default: osu_latency's "
+                        "10000, 1000 above 8192 bytes)")
+    p.add_argument("--repetitions", type=int, metavar="N",
+                   help="exchange: repetitions per size (default: IMB's table, 1000 or "
+                        "40 MiB / size)")
+    p.add_argument("--reception", choices=("any-source", "round-robin"),
+                   help="roundtrip: how a rank probes (default: the platform's "
+                        "host.reception)")
+    p.add_argument("--overlay", metavar="FAMILY",
+                   help="roundtrip: route over the engine's overlay: complete, debruijn, "
+                        "kautz, random, group (default: none, direct messages)")
+    p.add_argument("--degree", type=int, metavar="D",
+                   help="with --overlay: the family's parameter, de Bruijn base b or Kautz d "
+                        "(default: RayPlatform's "
+                        "rule, as in hopsim simulate)")
+    p.add_argument("--seed", type=int, default=1, metavar="S",
+                   help="random seed of destinations and overlay, an integer 0..2^64-1 "
+                        "(default 1)")
+    p.add_argument("--out", metavar="DIR",
+                   help="write result.json, hopbench's output and the smpirun command into "
+                        "DIR (default: nothing written)")
+    p.add_argument("--timeout", type=float, default=600, metavar="S",
+                   help="kill smpirun after S seconds of wall time (default 600)")
+    p.add_argument("--json", action="store_true", help="print only the JSON object")
+    return run
+
+
+def run(args) -> int:
+    import sys
+
+    params = {k: getattr(args, k) for k in (
+        "request_bytes", "reply_bytes", "exchanges", "destinations", "sizes", "iterations",
+        "repetitions", "overlay", "degree") if getattr(args, k) is not None}
+    result, text = run_smpi(args.platform, args.workload, args.ranks, args.ranks_per_node,
+                            seed=args.seed, reception=args.reception, out=args.out,
+                            timeout=args.timeout, **params)
+    if not args.json:
+        sys.stdout.write(text)
+    sys.stdout.write(json.dumps(result) + "\n")
+    return 0

@@ -1,0 +1,1 @@
+/usr/bin/mpirun -np 2 --mca plm_rsh_agent /tmp/hsma8cac5-ebaj91tw/rsh-agent --mca routed direct --mca btl tcp,vader,self --mca btl_tcp_if_include 10.207.189.0/24 --mca oob_tcp_if_include 10.207.189.0/24 --bind-to none --hostfile /tmp/hsma8cac5-ebaj91tw/hostfile --map-by ppr:1:node /usr/bin/NPopenmpi -o /tmp/hopsim-live-unc2q47d/np.out -u 1048576

@@ -1,0 +1,1 @@
+/usr/bin/mpirun -np 4 --oversubscribe --mca mpi_yield_when_idle 1 /work/wt/live/.venv/lib/python3.11/site-packages/hopsim/calibration/hopbench/hopbench roundtrip --request-bytes 4000 --reply-bytes 0 --exchanges 200 --destinations independent --seed 1 --routes /tmp/hopsim-live-pl8mlk1p/routes.txt

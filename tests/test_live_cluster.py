@@ -1,0 +1,157 @@
+"""A real emulated cluster on this machine (namespaces, bridge, tbf) and its teardown.
+
+Needs root, iproute2 and network namespaces; elsewhere these skip with the reason.
+"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from hopsim.calibration import cluster
+from hopsim.calibration.live import hopbench_path, run_live
+
+
+def _namespaces_work() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root"
+    if not all(shutil.which(t) for t in ("ip", "tc", "unshare", "mpirun")):
+        return "needs ip, tc, unshare and mpirun"
+    if not hopbench_path().is_file():
+        return "hopbench was not built (no MPI)"
+    probe = f"hsmprobe{os.getpid()}"
+    p = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    return None if p.returncode == 0 else f"cannot create network namespaces: {p.stderr.strip()}"
+
+
+REASON = _namespaces_work()
+pytestmark = pytest.mark.skipif(REASON is not None, reason=str(REASON))
+RATE = "200mbit"
+CAP_MBYTES = 200e6 / 8 / 1e6
+
+
+def leftovers(tag=cluster.PREFIX):
+    """Namespaces and links named from `tag`, and processes of live runs: mpirun and the
+    ranks (their command line holds the installed hopbench's path) or the rsh agent
+    (its path holds the tag). Other users' MPI programs do not count."""
+    names = cluster.our_names(tag)
+    pattern = f"{tag}|{hopbench_path()}"
+    procs = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
+    procs = [p for p in procs if int(p) != os.getpid()]
+    return names["namespaces"], names["links"], procs
+
+
+@pytest.fixture
+def clean_before_after():
+    assert leftovers() == ([], [], []), "an emulated cluster or live run is still around"
+    yield
+    assert leftovers() == ([], [], [])
+
+
+def test_two_host_pingpong_stays_under_the_link_cap(clean_before_after):
+    burst = 32768
+    result, text = run_live("pingpong", 2, emulate_cluster=2, link_rate=RATE, burst=burst,
+                            sizes=[0, 1024, 1048576], iterations=20, timeout=90)
+    rows = {r["bytes"]: r for r in result["results"]["rows"]}
+    assert all(r["latency_us"] > 0 for r in rows.values())
+    assert result["live"]["burst_bytes"] == burst
+    # A 1 MiB message crosses a 200 Mbit/s tbf: the bucket (refilled while the reply
+    # travels the other way) lets `burst` bytes through at once, the rest at the cap.
+    s = 1048576
+    bound = CAP_MBYTES * s / (s - burst)
+    assert 0.3 * CAP_MBYTES < rows[s]["bandwidth_mbytes_per_sec"] < bound
+    assert result["live"]["host_names"][0] != result["live"]["host_names"][1]
+    assert text.startswith("# OSU MPI Latency Test")
+
+
+def test_four_rank_roundtrip_and_exchange_on_two_hosts(clean_before_after):
+    rt, text = run_live("roundtrip", 4, 2, emulate_cluster=2, link_rate=RATE, exchanges=200,
+                        oversubscribe=True, timeout=90)
+    assert rt["per_rank"]["round_trips"] == [200] * 4
+    assert rt["results"]["rtt_us"]["min"] >= 0 and rt["results"]["rtt_us"]["mean"] > 0
+    assert rt["messages"] == 2 * 4 * 200
+    assert "average of average roundtrip latencies" in text
+    ex, text = run_live("exchange", 4, 2, emulate_cluster=2, link_rate=RATE,
+                        sizes=[0, 65536, 1048576], repetitions=5, timeout=90)
+    rows = {r["bytes"]: r for r in ex["results"]["rows"]}
+    # Each host sends 2 ranks x 1 neighbour on the other host: 2 x 1 MiB through its cap.
+    assert rows[1048576]["t_max_us"] > 2 * 1048576 / CAP_MBYTES * 0.9
+    assert all(r["t_min_us"] > 0 for r in rows.values())
+    assert "# Benchmarking Exchange" in text and "# #processes = 4" in text
+
+
+def _wait_for_namespaces(proc, seconds=30):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        ns, _, _ = leftovers()
+        if ns and subprocess.run(["pgrep", "-f", "hopbench roundtrip"], capture_output=True).stdout:
+            return ns
+        if proc.poll() is not None:
+            pytest.fail(f"the run ended early: {proc.stderr.read()}")
+        time.sleep(0.1)
+    pytest.fail("the emulated cluster never came up")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_killing_a_run_midway_leaves_nothing_behind(clean_before_after, sig):
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    proc = subprocess.Popen([sys.executable, "-m", "hopsim", "live", "--emulate-cluster", "2",
+                             "--link-rate", RATE, "--workload", "roundtrip", "--ranks", "2",
+                             "--exchanges", "100000000", "--timeout", "120"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    _wait_for_namespaces(proc)
+    time.sleep(0.5)  # mid-run: ranks are exchanging
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert out == ""
+    assert leftovers() == ([], [], [])
+
+
+def test_a_timeout_kills_the_run_and_tears_down(clean_before_after):
+    start = time.time()
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    p = subprocess.run([sys.executable, "-m", "hopsim", "live", "--emulate-cluster", "2",
+                        "--link-rate", RATE, "--workload", "roundtrip", "--ranks", "2",
+                        "--exchanges", "100000000", "--timeout", "4"],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.strip().endswith("exceeded --timeout 4 s and was killed")
+    assert len(p.stderr.strip().splitlines()) == 2  # the progress line, then the error
+    assert time.time() - start < 40
+
+
+def test_concurrent_clusters_get_distinct_names(clean_before_after):
+    with cluster.EmulatedCluster(1, RATE) as a, cluster.EmulatedCluster(1, RATE) as b:
+        assert a.tag != b.tag and a.subnet != b.subnet
+        assert set(a.namespaces).isdisjoint(b.namespaces)
+    assert leftovers() == ([], [], [])
+
+
+def test_bad_link_rate_is_one_line(clean_before_after):
+    p = subprocess.run([sys.executable, "-m", "hopsim", "live", "--emulate-cluster", "2",
+                        "--link-rate", "fast", "--workload", "pingpong", "--ranks", "2"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and p.stdout == ""
+    assert len(p.stderr.splitlines()) == 1 and "--link-rate" in p.stderr
+
+
+@pytest.mark.parametrize("how, fragment", [("no-tools", "needs the 'ip' command"),
+                                           ("not-root", "needs root")])
+def test_without_root_or_iproute2_the_cluster_is_refused_in_one_line(tmp_path, how, fragment):
+    cmd = [sys.executable, "-m", "hopsim", "live", "--emulate-cluster", "2", "--link-rate", RATE,
+           "--workload", "pingpong", "--ranks", "2"]
+    env = dict(os.environ)
+    if how == "no-tools":
+        env["PATH"] = str(tmp_path)  # an empty folder: no ip, tc, unshare, mpirun
+    else:
+        if shutil.which("setpriv") is None:
+            pytest.skip("needs setpriv (util-linux) to drop root")
+        cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *cmd]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == "", p.stderr
+    assert len(p.stderr.splitlines()) == 1 and fragment in p.stderr, p.stderr

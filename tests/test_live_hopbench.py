@@ -1,0 +1,270 @@
+"""hopbench's logic: its routes are the engine's, its message counts are the engine's, the
+statistics of live runs follow the tools' source, and its outputs read back.
+
+Timing itself cannot be checked against closed forms on a real machine; these tests run
+hopbench on this machine's shared memory (2 ranks) or as a single process.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import hopsim
+from hopsim import topologies
+from hopsim.calibration import live_result, live_routes, live_stats
+from hopsim.calibration.live import hopbench_path
+from hopsim.errors import InputError
+
+needs_mpi = pytest.mark.skipif(shutil.which("mpirun") is None or not hopbench_path().is_file(),
+                               reason="Open MPI (mpirun) or the hopbench binary is not installed")
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+
+
+def mpirun(np_, *args, timeout=120):
+    cmd = ["mpirun", "-np", str(np_), "--oversubscribe", "--mca", "btl", "self,vader",
+           str(hopbench_path()), *map(str, args)]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=timeout)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def hopsim_cli(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "hopsim", *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout, env=ENV)
+
+
+# -- routes ---------------------------------------------------------------------------
+
+@needs_mpi
+@pytest.mark.parametrize("family, ranks, degree", [
+    ("complete", 5, 0), ("debruijn", 16, 2), ("debruijn", 27, 3), ("kautz", 12, 0),
+    ("random", 20, 0), ("group", 24, 0)])
+def test_hopbench_walks_exactly_the_engines_routes(tmp_path, family, ranks, degree):
+    table = live_routes.write(tmp_path / "routes.txt", family, ranks, degree, seed=4)
+    out = mpirun(1, "routes", "--routes", table, "--ranks", ranks)
+    walked = {}
+    for line in out.splitlines():
+        if line.startswith("path "):
+            f = list(map(int, line.split()[1:]))
+            walked[(f[0], f[1])] = f[2:]
+    engine = topologies.build_overlay(family, ranks, degree, seed=4)
+    assert len(walked) == ranks * ranks
+    for s in range(ranks):
+        for d in range(ranks):
+            assert walked[(s, d)] == engine.route(s, d), (s, d)
+    conns, _ = live_routes.read(table)
+    assert all(conns[r] == engine.connection_list(r) for r in range(ranks))
+
+
+@needs_mpi
+def test_a_networkx_graph_is_walked_as_the_engine_routes_it(tmp_path):
+    import networkx as nx
+
+    G = nx.circulant_graph(9, [1, 3])
+    (tmp_path / "g.txt").write_text(live_routes.table(live_routes.build(G, 9, seed=2)))
+    out = mpirun(1, "routes", "--routes", tmp_path / "g.txt", "--ranks", 9)
+    engine = topologies.from_networkx(G, seed=2)
+    walked = [list(map(int, l.split()[3:])) for l in out.splitlines() if l.startswith("path ")]
+    assert walked == [engine.route(s, d) for s in range(9) for d in range(9)]
+
+
+@pytest.mark.parametrize("family", ["polytope", "hypercube", "torus"])
+def test_load_balanced_families_are_refused_for_live_runs(family):
+    with pytest.raises(InputError, match="load counters"):
+        live_routes.build(family, 16)
+
+
+def test_cli_refuses_a_dynamic_overlay_in_one_line():
+    p = hopsim_cli("live", "--workload", "roundtrip", "--ranks", "2", "--overlay", "torus")
+    assert p.returncode == 2 and p.stdout == ""
+    assert len(p.stderr.splitlines()) == 1 and "load counters" in p.stderr
+
+
+def test_more_polling_ranks_than_cores_is_refused_without_oversubscribe():
+    ranks = (os.cpu_count() or 1) + 2
+    p = hopsim_cli("live", "--workload", "roundtrip", "--ranks", ranks, "--exchanges", "10")
+    assert p.returncode == 2, p.stderr
+    assert "--oversubscribe" in p.stderr and len(p.stderr.splitlines()) == 1
+
+
+# -- message counts -------------------------------------------------------------------
+
+@needs_mpi
+def test_pingpong_and_exchange_send_as_many_messages_as_the_engine():
+    sizes = [0, 1024, 65536]
+    raw = live_result.parse_raw(mpirun(2, "pingpong", "--sizes", "0,1024,65536", "--iterations", 50))
+    sim = hopsim.simulate("two-nodes", "pingpong", ranks=2, sizes=sizes, iterations=50)
+    assert raw["messages"] == sim.messages == 2 * 50 * len(sizes)
+    assert [r[0] for r in raw["pingpong"]] == sizes
+    raw = live_result.parse_raw(mpirun(3, "exchange", "--sizes", "0,4096", "--repetitions", 7))
+    plat = hopsim.platforms.Platform(name="three", nodes=3, cores=1, latency_us=1, bandwidth_gbps=1)
+    sim = hopsim.simulate(plat, "exchange", ranks=3, sizes=[0, 4096], repetitions=7)
+    assert raw["messages"] == sim.messages == 3 * 2 * 7 * 2
+    assert all(len(times) == 3 for _, _, times in raw["exchange"])
+
+
+@needs_mpi
+@pytest.mark.parametrize("reception", ["any-source", "round-robin"])
+def test_routed_round_trips_count_one_transfer_per_hop(tmp_path, reception):
+    # Every request and reply arrives once; every other transfer is a relay.
+    table = live_routes.write(tmp_path / "r.txt", "debruijn", 4, 2)
+    raw = live_result.parse_raw(mpirun(4, "roundtrip", "--exchanges", 30, "--routes", table,
+                                       "--reception", reception, "--reply-bytes", 0))
+    assert all(len(raw["rtt"][r]) == 30 for r in range(4))
+    assert raw["messages"] == 2 * 4 * 30 + sum(raw["relays"])
+    assert sum(raw["relays"]) > 0  # B(2,2): some pairs are two hops apart
+
+
+@needs_mpi
+def test_unrouted_round_trips_send_a_request_and_a_reply_each():
+    raw = live_result.parse_raw(mpirun(2, "roundtrip", "--exchanges", 40, "--destinations", "shared"))
+    assert raw["messages"] == 2 * 2 * 40 and raw["relays"] == [0, 0]
+    assert all(v >= 0 for r in raw["rtt"].values() for v in r)
+
+
+# -- statistics from injected timings ---------------------------------------------------
+
+def test_latency_checker_statistics_follow_process_c():
+    # Mode: first bin with the highest count (ties to the lowest); >= 1000 us dropped.
+    assert live_stats.latency_checker_rank([7, 5, 7, 5, 3, 2000]) == (5, pytest.approx(27 / 5))
+    assert live_stats.latency_checker_rank([1500, 999]) == (999, 999.0)
+    # Nothing kept: mode 0, average 0; the all-rank mean keeps the zero.
+    assert live_stats.latency_checker_rank([1000, 4000]) == (0, 0.0)
+    assert live_stats.latency_checker_average([10.0, 0.0, 20.0]) == 10.0
+
+
+def test_ray_statistics_follow_networktest_cpp():
+    # The mode changes only on a strictly higher count: the value that got there first.
+    assert live_stats.ray_rank([6, 5, 5, 6]) == (5, 5)
+    assert live_stats.ray_rank([9, 9, 4, 4, 4, 9]) == (4, 6)
+    # Mode over everything, mean (integer division) over <= 4096 us only.
+    assert live_stats.ray_rank([5000, 5000, 10, 11]) == (5000, 10)
+    assert live_stats.ray_rank([]) == (live_stats.RAY_NOT_AVAILABLE, 0)
+    # All ranks: averages above 4096 left out; deviations truncated before squaring.
+    avg, sd = live_stats.ray_all_ranks([10, 11, 11, 9000])
+    assert avg == pytest.approx(32 / 3)
+    assert sd == pytest.approx((0 + 0 + 0) ** 0.5)  # |10 - 10.67| and |11 - 10.67| truncate to 0
+    avg, sd = live_stats.ray_all_ranks([1, 4])
+    assert (avg, sd) == (2.5, pytest.approx(((1 + 1) / 2) ** 0.5))  # int(-1.5) = -1, int(1.5) = 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=6000), min_size=1, max_size=200))
+def test_latency_checker_average_is_the_mean_of_the_kept_round_trips(rtts):
+    mode, avg = live_stats.latency_checker_rank(rtts)
+    kept = [v for v in rtts if v < 1000]
+    assert avg == pytest.approx(sum(kept) / len(kept) if kept else 0.0)
+    if kept:
+        assert kept.count(mode) == max(kept.count(v) for v in kept)
+        assert mode == min(v for v in kept if kept.count(v) == kept.count(mode))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=6000), min_size=1, max_size=200))
+def test_ray_mode_has_the_highest_count_and_mean_is_truncated(rtts):
+    mode, avg = live_stats.ray_rank(rtts)
+    assert rtts.count(mode) == max(rtts.count(v) for v in rtts)
+    kept = [v for v in rtts if v <= 4096]
+    assert avg == (sum(kept) // len(kept) if kept else 0)
+
+
+def test_live_figures_from_injected_records():
+    raw = live_result.parse_raw(
+        "hopbench 1 roundtrip ranks 2\nhost 0 a\nhost 1 b\n"
+        "rtt 0 4 10 12 12 2000\nrtt 1 4 30 30 40 50\nrelays 0 0\nelapsed 0.5\nmessages 16\nend\n")
+    res, per_rank = live_result.roundtrip_figures(raw, routed=False)
+    assert per_rank["lc_mode_us"] == [12.0, 30.0]
+    assert per_rank["lc_mean_us"] == [pytest.approx(34 / 3), 37.5]
+    assert per_rank["ray_mean_us"] == [508.0, 37.0]  # 2000 us is within Ray's 4096
+    assert res["lc_average_of_averages_us"] == pytest.approx((34 / 3 + 37.5) / 2)
+    assert res["ray_average_for_all_ranks_us"] == 272.5
+    assert res["rtt_us"]["min"] == 10 and res["rtt_us"]["max"] == 2000
+    assert res["rtt_us"]["p50"] == 30
+
+
+def test_truncated_or_malformed_hopbench_output_is_one_line():
+    with pytest.raises(InputError, match="truncated"):
+        live_result.parse_raw("hopbench 1 pingpong ranks 2\npingpong 0 100 10000 0.1\n")
+    with pytest.raises(InputError, match=r":2: malformed"):
+        live_result.parse_raw("hopbench 1 pingpong ranks 2\npingpong 0 x\nend\n")
+
+
+# -- outputs --------------------------------------------------------------------------
+
+@needs_mpi
+def test_live_pingpong_prints_the_osu_table_and_simulates_shape(tmp_path):
+    p = hopsim_cli("live", "--workload", "pingpong", "--ranks", 2, "--sizes", "0,1024",
+                   "--iterations", 100, "--out", tmp_path / "o")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("# OSU MPI Latency Test")
+    assert re.fullmatch(r"0 {9}\s*\d+\.\d\d", lines[2]) and len(lines[2]) == 30
+    doc = json.loads(lines[-1])
+    sim = hopsim.simulate("two-nodes", "pingpong", ranks=2, sizes=[0, 1024]).to_dict()
+    assert list(doc)[:len(sim)] == list(sim)
+    assert [r["bytes"] for r in doc["results"]["rows"]] == [0, 1024]
+    assert all(r["latency_us"] > 0 for r in doc["results"]["rows"])
+    saved = json.loads((tmp_path / "o" / "result.json").read_text())
+    assert saved == doc
+    assert (tmp_path / "o" / "mpirun.cmd").read_text().startswith(shutil.which("mpirun"))
+
+
+@needs_mpi
+def test_live_roundtrip_prints_latency_checker_lines_and_ray_file(tmp_path):
+    p = hopsim_cli("live", "--workload", "roundtrip", "--ranks", 2, "--exchanges", 50,
+                   "--out", tmp_path / "o", "--json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["per_rank"]["round_trips"] == [50, 50]
+    assert len(doc["per_rank"]["lc_mode_us"]) == 2
+    ray = (tmp_path / "o" / "NetworkTest.txt").read_text().splitlines()
+    assert ray[2].startswith("# AverageForAllRanks: ")
+    assert ray[4].split("\t")[0] == "0" and ray[4].split("\t")[4] == "50"
+    text = (tmp_path / "o" / "output.txt").read_text().splitlines()
+    assert re.fullmatch(r"Rank 1 -> mode roundtrip latency: \d+ microseconds, average roundtrip "
+                        r"latency: \d+\.\d{6} microseconds", text[2])
+
+
+@needs_mpi
+def test_live_exchange_prints_the_imb_block(tmp_path):
+    p = hopsim_cli("live", "--workload", "exchange", "--ranks", 2, "--sizes", "0,1024",
+                   "--repetitions", 20)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[1] == "# Benchmarking Exchange" and lines[2] == "# #processes = 2"
+    assert lines[4].split() == ["#bytes", "#repetitions", "t_min[usec]", "t_max[usec]",
+                                "t_avg[usec]", "Mbytes/sec"]
+    rows = lines[5:7]
+    assert all(len(r) == 78 for r in rows)
+    assert [int(r[:13]) for r in rows] == [0, 1024]
+    assert [int(r[13:26]) for r in rows] == [20, 20]
+    assert all(0 < float(r[26:39]) <= float(r[39:52]) for r in rows)
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--tool", "netpipe", "--workload", "roundtrip", "--ranks", "2"], "measures pingpong"),
+    (["--tool", "imb", "--workload", "exchange", "--ranks", "2", "--tool-path", "/nonexistent"],
+     "--tool-path"),
+    (["--workload", "pingpong", "--ranks", "2", "--link-rate", "200mbit"], "--emulate-cluster"),
+    (["--workload", "pingpong", "--ranks", "2", "--hostfile", "/nonexistent"], "--hostfile"),
+    (["--workload", "pingpong", "--ranks", "2", "--timeout", "0"], "--timeout"),
+    (["--workload", "pingpong", "--ranks", "3"], "exactly 2 ranks"),
+])
+def test_live_bad_input_is_one_line_and_exit_2(tmp_path, args, fragment):
+    p = hopsim_cli("live", *args, "--out", tmp_path / "o")
+    assert p.returncode == 2 and p.stdout == ""
+    assert len(p.stderr.splitlines()) == 1 and fragment in p.stderr, p.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_without_a_built_hopbench_live_runs_are_refused(monkeypatch, tmp_path):
+    from hopsim.calibration import live
+
+    monkeypatch.setattr(live, "hopbench_path", lambda: tmp_path / "missing" / "hopbench")
+    with pytest.raises(InputError, match="hopbench was not built"):
+        live.run_live("pingpong", 2, sizes=[0])
