@@ -189,8 +189,12 @@ def read_text(path, what: str) -> str:
 # estimate, tight at the large runs where refusing matters.
 BASE_BYTES = 32 * 2**20        # the forked interpreter, SimGrid and the engine at rest
 # A node: under the flow transport a SimGrid host, its NIC and intra-node links and its
-# routes; the queue transport keeps three link dates per node and builds no platform.
-PER_NODE_BYTES = 4 * 2**10
+# routes (4 KiB), and its port actor (32 KiB stack: 16 KiB resident, all 40 KiB once the
+# engine drops SimGrid's guard pages past 30000 actors); the queue transport keeps three
+# link dates per node and builds no platform.
+PER_NODE_BYTES = 20 * 2**10
+PER_NODE_BYTES_UNGUARDED = 44 * 2**10
+UNGUARDED_FROM = 30000         # simulator/platform_builder.cpp's guard-size switch (actors)
 PER_NODE_BYTES_QUEUE = 64
 # A rank: its loop (a coroutine frame, not a SimGrid actor), its state, its workload's
 # record and its per-rank results (docs/performance.md: about 0.9 KiB all told at 2^20).
@@ -213,15 +217,17 @@ def memory_estimate(nodes: int, ranks: int, kind: str, exchanges: int = 0, overl
              + PER_SAMPLE * ranks * exchanges   (roundtrip: every round trip is kept, and
                                                  sorted in a copy for the percentiles)
 
-    PER_NODE and PER_IN_FLIGHT depend on the transport (network.transport): 4 KiB and
-    1 KiB under flow (SimGrid's hosts and comms), 64 B and 256 B under queue. in_flight
+    PER_NODE and PER_IN_FLIGHT depend on the transport (network.transport): under flow
+    20 KiB (44 KiB from 30000 nodes on) and 1 KiB (SimGrid's hosts, port actors and
+    comms), under queue 64 B and 256 B. in_flight
     is the messages that can be in flight at once: 2 per rank for roundtrip (a request or
     a reply, and a relayed copy), 4 per rank for exchange (two sends, two receives), 2
     for pingpong.
     """
     queue = transport == "queue"
     in_flight = {"roundtrip": 2 * ranks, "exchange": 4 * ranks}.get(kind, 2)
-    total = BASE_BYTES + (PER_NODE_BYTES_QUEUE if queue else PER_NODE_BYTES) * nodes
+    per_node = PER_NODE_BYTES_UNGUARDED if nodes > UNGUARDED_FROM else PER_NODE_BYTES
+    total = BASE_BYTES + (PER_NODE_BYTES_QUEUE if queue else per_node) * nodes
     total += PER_RANK_BYTES * ranks
     total += (PER_IN_FLIGHT_BYTES_QUEUE if queue else PER_IN_FLIGHT_BYTES) * in_flight
     if overlay in ("random", "user"):

@@ -136,7 +136,7 @@ std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& wor
     char name[] = "hopsim";
     char* argv[] = {name, nullptr};
     sg4::Engine e(&argc, argv);
-    configure_network_model(1);  // one actor: the driver of the rank loops
+    configure_network_model(nodes_used + 1);  // a port actor per node and the driver
     std::vector<sg4::Host*> all_nodes = build_platform(platform);
     std::vector<sg4::Host*> used(all_nodes.begin(), all_nodes.begin() + nodes_used);
     std::unique_ptr<Transport> transport = make_flow_transport(used, workload.ranks_per_node);
