@@ -313,6 +313,12 @@ def main(argv=None) -> int:
                     "bare run of section 1 is stopped and reported as a bound (default: %(default)s)")
     ap.add_argument("--flow-contended-up-to", type=int, default=4096, help="largest rank count "
                     "at which section 1 runs the flow transport on shared NICs (default: %(default)s)")
+    ap.add_argument("--sections", default="1,2,3,4", help="which tables to print "
+                    "(default: %(default)s)")
+    ap.add_argument("--sizes", help="section 1's rank counts, comma-separated (default "
+                    "1024,4096,16384)")
+    ap.add_argument("--placements", help="section 1's ranks per node, comma-separated "
+                    "(default 1,4,16)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--bare", help="path of the bare_s4u program (default: the installed one)")
     ap.add_argument("--json", metavar="FILE", help="also write every measurement as JSON to FILE")
@@ -324,17 +330,24 @@ def main(argv=None) -> int:
     load = os.getloadavg()
     print(f"hopsim speed: {os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}",
           flush=True)
+    want = {int(x) for x in args.sections.split(",") if x.strip()}
+    ints = lambda text, default: [int(x) for x in text.split(",")] if text else default
+    doc = {}
     if args.quick:
-        doc = {"bare": section_bare(args, bare, [1024], [1, 4]),
-               "queue": section_queue(args, [1024], [1, 4, 16, 32]),
-               "routed": section_routed(args, [("de Bruijn B(16,3)", 4096, 16, 2)]),
-               "exchange": section_exchange(args, [1024, 4096], 1024)}
+        plan = {1: lambda: section_bare(args, bare, ints(args.sizes, [1024]), ints(args.placements, [1, 4])),
+                2: lambda: section_queue(args, [1024], [1, 4, 16, 32]),
+                3: lambda: section_routed(args, [("de Bruijn B(16,3)", 4096, 16, 2)]),
+                4: lambda: section_exchange(args, [1024, 4096], 1024)}
     else:
-        doc = {"bare": section_bare(args, bare, [1024, 4096, 16384], [1, 4, 16]),
-               "queue": section_queue(args, [1024, 4096, 16384], [1, 4, 8, 16, 32]),
-               "routed": section_routed(args, [("de Bruijn B(16,4)", 65536, 16, 4),
-                                               ("de Bruijn B(32,4)", 1 << 20, 32, 1)]),
-               "exchange": section_exchange(args, [1024, 4096, 16384, 65536], 4096)}
+        plan = {1: lambda: section_bare(args, bare, ints(args.sizes, [1024, 4096, 16384]),
+                                        ints(args.placements, [1, 4, 16])),
+                2: lambda: section_queue(args, [1024, 4096, 16384], [1, 4, 8, 16, 32]),
+                3: lambda: section_routed(args, [("de Bruijn B(16,4)", 65536, 16, 4),
+                                                 ("de Bruijn B(32,4)", 1 << 20, 32, 1)]),
+                4: lambda: section_exchange(args, [1024, 4096, 16384, 65536], 4096)}
+    for number, name in ((1, "bare"), (2, "queue"), (3, "routed"), (4, "exchange")):
+        if number in want:
+            doc[name] = plan[number]()
     end = os.getloadavg()
     print(f"load average at the end {end[0]:.2f} {end[1]:.2f} {end[2]:.2f}")
     if args.json:
