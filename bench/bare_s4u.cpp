@@ -2,11 +2,13 @@
 // one actor per rank, on exactly hopsim's platform. It is what a SimGrid user would
 // write by hand for this traffic, so hopsim's cost over it is the price of its model.
 //
-//   bare_s4u RANKS ROUND_TRIPS BYTES LATENCY_US BANDWIDTH_GBPS [REPLY_BYTES] [SEED]
+//   bare_s4u RANKS ROUND_TRIPS BYTES LATENCY_US BANDWIDTH_GBPS [REPLY_BYTES] [SEED] [RANKS_PER_NODE]
 //
 // Each rank sends a request of BYTES to a rank drawn uniformly over all ranks (itself
 // included), waits for the reply (REPLY_BYTES, default BYTES) while answering the
-// requests of others, ROUND_TRIPS times. Prints one line of JSON.
+// requests of others, ROUND_TRIPS times. Ranks are placed block-wise, RANKS_PER_NODE
+// (default 1) per node, as hopsim places them: the ranks of a node share its NIC and
+// talk to each other over its intra-node link. Prints one line of JSON.
 #include "platform_builder.hpp"
 #include "rng.hpp"
 #include "spec.hpp"
@@ -17,6 +19,7 @@
 #include <simgrid/s4u/Mailbox.hpp>
 #include <xbt/log.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +41,7 @@ struct Config {
   uint64_t request_bytes = 0;
   uint64_t reply_bytes = 0;
   uint64_t seed = 1;
+  int per_node = 1;
 };
 
 Config config;
@@ -143,9 +147,10 @@ long peak_rss_kib()
 int main(int argc, char* argv[])
 {
   auto start = std::chrono::steady_clock::now();
-  if (argc < 6 || argc > 8) {
+  if (argc < 6 || argc > 9) {
     std::fprintf(stderr,
-                 "usage: %s RANKS ROUND_TRIPS BYTES LATENCY_US BANDWIDTH_GBPS [REPLY_BYTES] [SEED]\n", argv[0]);
+                 "usage: %s RANKS ROUND_TRIPS BYTES LATENCY_US BANDWIDTH_GBPS [REPLY_BYTES] [SEED] [RANKS_PER_NODE]\n",
+                 argv[0]);
     return 2;
   }
   config.ranks = static_cast<int>(parse_long(argv[1], "RANKS"));
@@ -153,10 +158,15 @@ int main(int argc, char* argv[])
   config.request_bytes = static_cast<uint64_t>(parse_long(argv[3], "BYTES"));
   config.reply_bytes = argc > 6 ? static_cast<uint64_t>(parse_long(argv[6], "REPLY_BYTES")) : config.request_bytes;
   config.seed = argc > 7 ? static_cast<uint64_t>(parse_long(argv[7], "SEED")) : 1;
+  config.per_node = argc > 8 ? static_cast<int>(parse_long(argv[8], "RANKS_PER_NODE")) : 1;
+  if (config.per_node < 1 || config.ranks % config.per_node != 0) {
+    std::fprintf(stderr, "bare_s4u: RANKS_PER_NODE must be positive and divide RANKS\n");
+    return 2;
+  }
   hopsim::PlatformSpec spec;
   spec.name = "bare";
-  spec.nodes = config.ranks;
-  spec.cores = 1;
+  spec.nodes = std::max(1, config.ranks / config.per_node);
+  spec.cores = config.per_node;
   spec.latency_us = parse_double(argv[4], "LATENCY_US");
   spec.bandwidth_gbps = parse_double(argv[5], "BANDWIDTH_GBPS");
   if (config.ranks < 1 || config.round_trips < 1 || not(spec.bandwidth_gbps > 0)) {
@@ -178,7 +188,7 @@ int main(int argc, char* argv[])
     for (int r = 0; r < config.ranks; r++)
       mailboxes[r] = sg4::Mailbox::by_name("rank-" + std::to_string(r));
     for (int r = 0; r < config.ranks; r++)
-      sg4::Actor::create("rank-" + std::to_string(r), hosts[r], rank_main, r);
+      sg4::Actor::create("rank-" + std::to_string(r), hosts[r / config.per_node], rank_main, r);
     e.run();
     simulated = sg4::Engine::get_clock();
   }

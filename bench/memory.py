@@ -4,12 +4,13 @@ refuses a run before it starts.
     .venv/bin/python bench/memory.py [--huge] [--json FILE]
 
 Each row runs one simulation through hopsim._engine.simulate (the forked child reports its
-own peak, ru_maxrss, as peak_rss_kib) and prints it beside the estimate and their ratio.
+own peak, ru_maxrss, as peak_rss_kib) and prints it beside the estimate and their ratio,
+under the flow transport unless the row says "queue" (network.transport, docs/model.md).
 The estimate is meant as an upper bound: a ratio (estimate / measured) below 1 on any row
 means the constants in hopsim.bounds must grow. Rows vary one term of the formula at a time:
 ranks (any-to-any round trips, 1 rank per node), nodes (16 ranks per node), recorded round
 trips (2 ranks, many exchanges), the random overlay's n x n table, and the exchange workload.
---huge adds 32768 and 65536 ranks (tens of seconds, GiBs).
+--huge adds 32768 and 65536 ranks, and 2^20 ranks on the queue transport (minutes).
 
 It also times `hopsim topology` statistics (all n(n-1) routes) at growing sizes, the
 measurement behind bounds' topology.ranks limit.
@@ -28,10 +29,10 @@ import time
 from hopsim import _engine, bounds
 
 
-def platform(nodes: int, cores: int) -> dict:
+def platform(nodes: int, cores: int, transport: str = "flow") -> dict:
     return dict(name="mem", nodes=nodes, cores=cores, latency_us=5, bandwidth_gbps=10,
                 intra_latency_us=1, intra_bandwidth_gbps=50, pass_us=1.0,
-                reception="any-source")
+                reception="any-source", transport=transport)
 
 
 CASES = [
@@ -47,20 +48,29 @@ CASES = [
     ("de Bruijn overlay 4096 ranks", 4096, 1,
      dict(kind="roundtrip", ranks=4096, exchanges=2, overlay="debruijn", reply_bytes=0)),
     ("exchange 4096 ranks", 4096, 1, dict(kind="exchange", ranks=4096, sizes=[1024], repetitions=2)),
+    ("queue: roundtrip 16384 ranks", 16384, 1, dict(kind="roundtrip", ranks=16384, exchanges=2)),
+    ("queue: roundtrip 65536 ranks, 16/node", 4096, 16,
+     dict(kind="roundtrip", ranks=65536, ranks_per_node=16, exchanges=2)),
+    ("queue: de Bruijn overlay 65536 ranks", 65536, 1,
+     dict(kind="roundtrip", ranks=65536, exchanges=2, overlay="debruijn", degree=16, reply_bytes=0)),
+    ("queue: exchange 65536 ranks", 65536, 1, dict(kind="exchange", ranks=65536, sizes=[1024], repetitions=2)),
 ]
 HUGE = [
     ("roundtrip 32768 ranks", 32768, 1, dict(kind="roundtrip", ranks=32768, exchanges=1)),
     ("roundtrip 65536 ranks", 65536, 1, dict(kind="roundtrip", ranks=65536, exchanges=1)),
+    ("queue: de Bruijn overlay 2^20 ranks", 2**20, 1,
+     dict(kind="roundtrip", ranks=2**20, exchanges=1, overlay="debruijn", degree=32, reply_bytes=0)),
 ]
 
 
 def measure(label, nodes, cores, work) -> dict:
     work = dict(dict(ranks_per_node=1, seed=1), **work)
+    transport = "queue" if label.startswith("queue") else "flow"
     start = time.perf_counter()
-    out = _engine.simulate(platform(nodes, cores), work)
+    out = _engine.simulate(platform(nodes, cores, transport), work)
     wall = time.perf_counter() - start
     est = bounds.memory_estimate(nodes, work["ranks"], work["kind"], work.get("exchanges", 0),
-                                 work.get("overlay", ""))
+                                 work.get("overlay", ""), transport=transport)
     peak = out["peak_rss_kib"] * 1024
     return {"case": label, "nodes": nodes, "ranks": work["ranks"], "wall_s": round(wall, 2),
             "peak_mib": round(peak / 2**20, 1), "estimate_mib": round(est / 2**20, 1),

@@ -1,31 +1,34 @@
-"""hopsim against the bare S4U yardstick (simgrid-notes.md), in messages per wall second.
+"""hopsim's speed and size, in one run (docs/performance.md).
 
-    .venv/bin/python bench/speed.py [--routed] [--huge] [--repeats K] [--json FILE]
+    .venv/bin/python bench/speed.py [--quick] [--repeats K] [--json FILE]
 
-Every row simulates the roundtrip workload on a star of single-rank nodes with zero host
-costs and any-source reception, once with hopsim (hopsim._engine.simulate, which forks
-and runs the engine in a child) and once with bench/bare_s4u (a process), on the same
-platform built by the same code. Both are timed here around the call, start-up and
-teardown included. The two alternate, K times each, so that they share the noise of a
-shared machine; the fastest of the K runs of each is reported, since noise only ever
-adds time. "ratio" is hopsim's messages per wall second over the bare program's; "cpu
-ratio" the same in messages per CPU second (fastest runs again), which other jobs on the
-machine disturb less. Peak memory: hopsim's is that of its forked engine, which starts
-with the pages of this Python process (python_rss_kib in the JSON); the bare program's
-is its own.
+Sections, each a table:
 
-Rows:
-  any-to-any at 1024, 4096 and 16384 ranks: 4000-byte request and reply, the same
-      524288 messages at every size. hopsim and the bare program draw the same
-      destinations from the same per-rank streams, so their simulated times agree (the
-      "sim diff" column, relative): they move the same messages. They may differ in the
-      last digits where two messages to one rank overlap: hopsim receives the first to
-      arrive, the bare program's receive takes the first posted (SimGrid's mailbox order).
-  --routed: Kautz K(63,2) = 4032, de Bruijn B(4,6) = 4096 and random at 4096 ranks,
-      4000-byte request and 0-byte reply as in Ray's network test, the same 262144 round
-      trips; hopsim's messages are then transfers, relays included. Compared with the
-      bare program at the same rank count (direct, 4000-byte request, 0-byte reply).
-  --huge: any-to-any at 65536 ranks and de Bruijn B(4,8) at 65536 ranks.
+1. Against the bare S4U program (bench/bare_s4u.cpp), contended placements included:
+   any-to-any roundtrip (4000-byte request and reply, 2 us and 32 Gbit/s NICs, the
+   intra-node link the same, zero host costs, any-source) at 1024, 4096 and 16384 ranks
+   and 1, 4 and 16 ranks per node. The same messages in hopsim's two transports
+   (network.transport "queue" and "flow") and in the bare program, 32768 messages a row
+   (--messages). "x bare" is messages per wall second over the bare program's, "cpu x"
+   the same per CPU second (less disturbed by other jobs on a shared machine). "sim
+   diff" compares simulated times: the flow transport and the bare program share the
+   physics (fair sharing), the queue transport does not under contention. Flow and bare
+   runs are stopped after --timeout seconds (a rate below messages / timeout, a ratio
+   over it a lower bound, marked ">"); the flow transport is not run on shared NICs
+   above --flow-contended-up-to ranks (SimGrid's solver: tens of minutes).
+2. The queue transport alone at 1024 to 16384 ranks and 1 to 32 ranks per node, 32
+   messages per rank: messages per wall second, and each placement's throughput over
+   one rank per node.
+3. Routed runs at scale on the queue transport: de Bruijn B(16,4) at 65536 ranks and
+   B(32,4) at 2^20 ranks, one rank per node, 5 us and 10 Gbit/s, a 1 us pass, Ray's
+   sizes (4000-byte request, 0-byte reply): wall time, transfers per second, peak memory
+   and bytes per rank (the engine process's whole peak over the ranks: an upper bound).
+4. IMB Exchange (4000 bytes, 20 repetitions) at 1024 to 65536 ranks, one rank per node:
+   messages per wall second, queue transport (and flow up to 4096 ranks).
+
+Every row is timed around the call (fork, start-up, teardown and the JSON included);
+the fastest of K runs is kept (noise only ever adds time). --quick: a small check
+(1024 ranks at 1 and 4 per node, 4096-rank routed and exchange rows, one repeat).
 
 This is a benchmark: it measures and reports, it asserts no speed.
 """
@@ -40,24 +43,10 @@ import shlex
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
-ROUND_TRIPS = 262144  # 524288 messages when every round trip is two direct messages
 REPO = Path(__file__).resolve().parent.parent
-
-
-@dataclass(frozen=True)
-class Case:
-    label: str
-    ranks: int
-    reply_bytes: int
-    overlay: str = ""
-    degree: int = 0
-
-    @property
-    def exchanges(self) -> int:
-        return max(1, round(ROUND_TRIPS / self.ranks))
+LATENCY_US, BANDWIDTH_GBPS, BYTES = 2.0, 32.0, 4000
 
 
 def find_bare(explicit: str | None) -> Path:
@@ -77,104 +66,13 @@ def find_bare(explicit: str | None) -> Path:
              "or pass --bare PATH)")
 
 
-def run_hopsim(case: Case, args) -> dict:
-    from hopsim import _engine
-    from hopsim.api import prepare
-    from hopsim.platforms import Platform
-
-    platform = Platform(name=f"bench-{case.ranks}", nodes=case.ranks, cores=1,
-                        latency_us=args.latency_us, bandwidth_gbps=args.bandwidth_gbps)
-    params = {"request_bytes": args.bytes, "reply_bytes": case.reply_bytes,
-              "exchanges": case.exchanges}
-    if case.overlay:
-        params.update(overlay=case.overlay, degree=case.degree)
-    _, work, platform_spec = prepare(platform, "roundtrip", ranks=case.ranks, seed=args.seed,
-                                     **params)
-    workload_spec = work.to_engine_dict()
-    cpu = children_cpu_seconds()
-    start = time.perf_counter()
-    out = _engine.simulate(platform_spec, workload_spec)
-    wall = time.perf_counter() - start
-    return {"wall_seconds": wall, "cpu_seconds": children_cpu_seconds() - cpu, "messages": out["messages"],
-            "simulated_seconds": out["simulated_seconds"], "peak_rss_kib": out["peak_rss_kib"],
-            "hops_mean": out["results"].get("hops", {}).get("mean")}
-
-
-def overlay_build_seconds(case: Case, args) -> float:
-    """How long building the overlay takes, a part of each hopsim run of the case.
-
-    The engine builds it with the same function at the start of every run; for tables
-    (random) it is a fixed cost that no message pays for.
-    """
-    from hopsim import _engine
-
-    start = time.perf_counter()
-    _engine.make_overlay(case.overlay, case.ranks, case.degree, args.seed)
-    return time.perf_counter() - start
-
-
-def bare_command(bare: Path, case: Case, args) -> list[str]:
-    return [str(bare), str(case.ranks), str(case.exchanges), str(args.bytes), repr(args.latency_us),
-            repr(args.bandwidth_gbps), str(case.reply_bytes), str(args.seed)]
-
-
-def run_bare(bare: Path, case: Case, args) -> dict:
-    cpu = children_cpu_seconds()
-    start = time.perf_counter()
-    done = subprocess.run(bare_command(bare, case, args), capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    cpu = children_cpu_seconds() - cpu
-    if done.returncode != 0:
-        sys.exit(f"speed.py: bare_s4u failed ({done.returncode}): {done.stderr.strip()}")
-    out = json.loads(done.stdout)
-    return {"wall_seconds": wall, "own_wall_seconds": out["wall_seconds"], "cpu_seconds": cpu,
-            "messages": out["messages"], "simulated_seconds": out["simulated_seconds"],
-            "peak_rss_kib": out["peak_rss_kib"]}
-
-
 def children_cpu_seconds() -> float:
-    """CPU time of the reaped children: hopsim's forked engine, the bare program.
-
-    Less sensitive than wall time to other jobs sharing the cores, so it is reported too.
-    """
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
 
-def best(runs: list[dict]) -> dict:
-    fastest = min(runs, key=lambda r: r["wall_seconds"])
-    return dict(fastest, messages_per_second=fastest["messages"] / fastest["wall_seconds"],
-                all_wall_seconds=[round(r["wall_seconds"], 3) for r in runs],
-                min_cpu_seconds=min(r["cpu_seconds"] for r in runs))
-
-
-def measure(case: Case, bare: Path, args) -> dict:
-    hop_runs, bare_runs = [], []
-    for k in range(args.repeats):
-        # Alternate which goes first, so neither always runs on a machine the other warmed.
-        order = ("hopsim", "bare") if k % 2 == 0 else ("bare", "hopsim")
-        for who in order:
-            if who == "hopsim":
-                hop_runs.append(run_hopsim(case, args))
-            else:
-                bare_runs.append(run_bare(bare, case, args))
-    h, b = best(hop_runs), best(bare_runs)
-    if case.overlay:
-        h["overlay_build_seconds"] = overlay_build_seconds(case, args)
-    row = {"case": case.label, "ranks": case.ranks, "overlay": case.overlay or None,
-           "degree": case.degree or None, "round_trips_per_rank": case.exchanges,
-           "request_bytes": args.bytes, "reply_bytes": case.reply_bytes,
-           "hopsim": h, "bare": b, "ratio": h["messages_per_second"] / b["messages_per_second"],
-           "cpu_ratio": (b["min_cpu_seconds"] / b["messages"]) / (h["min_cpu_seconds"] / h["messages"]),
-           "bare_command": shlex.join(bare_command(bare, case, args))}
-    if not case.overlay:
-        row["simulated_time_difference"] = \
-            abs(h["simulated_seconds"] - b["simulated_seconds"]) / b["simulated_seconds"]
-    return row
-
-
 def own_rss_kib() -> int:
-    """This Python process's resident memory: hopsim's forked engine starts with it."""
+    """This process's resident memory: hopsim's forked engine starts with these pages."""
     with open("/proc/self/status", encoding="ascii") as f:
         for line in f:
             if line.startswith("VmRSS:"):
@@ -182,90 +80,279 @@ def own_rss_kib() -> int:
     return -1
 
 
-def mib(kib: int) -> str:
-    return f"{kib / 1024:.0f}"
+def engine_run(platform: dict, workload: dict) -> dict:
+    from hopsim import _engine
+
+    rss = own_rss_kib()
+    cpu = children_cpu_seconds()
+    start = time.perf_counter()
+    out = _engine.simulate(platform, workload)
+    wall = time.perf_counter() - start
+    return {"wall_seconds": wall, "cpu_seconds": children_cpu_seconds() - cpu, "messages": out["messages"],
+            "simulated_seconds": out["simulated_seconds"], "peak_rss_kib": out["peak_rss_kib"],
+            "parent_rss_kib": rss, "results": out["results"]}
 
 
-def print_row_header():
-    print(f"{'case':<22} {'ranks':>6} {'hopsim msgs':>11} {'hopsim s':>8} {'hopsim msg/s':>12} "
-          f"{'bare msgs':>9} {'bare s':>7} {'bare msg/s':>10} {'ratio':>6} {'cpu ratio':>9} "
-          f"{'hopsim MiB':>10} {'bare MiB':>8} {'sim diff':>8}", flush=True)
+def star(nodes: int, cores: int, transport: str, latency_us=LATENCY_US, bandwidth_gbps=BANDWIDTH_GBPS,
+         **extra) -> dict:
+    from hopsim.platforms import Platform
+
+    p = Platform(name="bench", nodes=nodes, cores=cores, latency_us=latency_us,
+                 bandwidth_gbps=bandwidth_gbps, transport=transport, **extra)
+    return p.to_engine_dict()
 
 
-def print_row(r: dict):
-    h, b = r["hopsim"], r["bare"]
-    diff = r.get("simulated_time_difference")
-    diff = "-" if diff is None else f"{diff:.0e}" if diff else "0"
-    print(f"{r['case']:<22} {r['ranks']:>6} {h['messages']:>11} {h['wall_seconds']:>8.2f} "
-          f"{h['messages_per_second']:>12,.0f} {b['messages']:>9} {b['wall_seconds']:>7.2f} "
-          f"{b['messages_per_second']:>10,.0f} {r['ratio']:>6.2f} {r['cpu_ratio']:>9.2f} "
-          f"{mib(h['peak_rss_kib']):>10} "
-          f"{mib(b['peak_rss_kib']):>8} {diff:>8}", flush=True)
+def roundtrip(ranks: int, per_node: int, round_trips: int, seed: int, **extra) -> dict:
+    return dict(kind="roundtrip", ranks=ranks, ranks_per_node=per_node, seed=seed, request_bytes=BYTES,
+                reply_bytes=BYTES, exchanges=round_trips, **extra)
+
+
+def bare_command(bare: Path, ranks: int, per_node: int, round_trips: int, seed: int) -> list[str]:
+    return [str(bare), str(ranks), str(round_trips), str(BYTES), repr(LATENCY_US), repr(BANDWIDTH_GBPS),
+            str(BYTES), str(seed), str(per_node)]
+
+
+_CHILD = """
+import json, resource, sys, time
+from hopsim import _engine
+def cpu():
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+start, cpu0 = time.perf_counter(), cpu()
+out = _engine.simulate(json.loads(sys.argv[1]), json.loads(sys.argv[2]))
+out["own_wall_seconds"] = time.perf_counter() - start
+out["own_cpu_seconds"] = cpu() - cpu0
+out.pop("per_rank", None)
+print(json.dumps(out))
+"""
+
+
+def timed_out(timeout: float) -> dict:
+    return {"timed_out": True, "wall_seconds": float(timeout)}
+
+
+def engine_run_limited(platform: dict, workload: dict, timeout: float) -> dict:
+    """engine_run in a child process that is stopped after `timeout` seconds.
+
+    Timed inside the child around the engine call, so that the interpreter's start-up is
+    not counted (it is not counted in-process either).
+    """
+    try:
+        done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(platform), json.dumps(workload)],
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return timed_out(timeout)
+    if done.returncode != 0:
+        sys.exit(f"speed.py: engine run failed ({done.returncode}): {done.stderr.strip()}")
+    out = json.loads(done.stdout)
+    return {"wall_seconds": out["own_wall_seconds"], "cpu_seconds": out["own_cpu_seconds"],
+            "messages": out["messages"], "simulated_seconds": out["simulated_seconds"],
+            "peak_rss_kib": out["peak_rss_kib"], "results": out["results"]}
+
+
+def bare_run(cmd: list[str], timeout: float) -> dict:
+    cpu = children_cpu_seconds()
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return timed_out(timeout)
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"speed.py: bare_s4u failed ({done.returncode}): {done.stderr.strip()}")
+    out = json.loads(done.stdout)
+    return {"wall_seconds": wall, "cpu_seconds": children_cpu_seconds() - cpu, "messages": out["messages"],
+            "simulated_seconds": out["simulated_seconds"], "peak_rss_kib": out["peak_rss_kib"]}
+
+
+def best(runs: list[dict]) -> dict:
+    if all(r.get("timed_out") for r in runs):
+        return dict(runs[0])
+    fastest = dict(min((r for r in runs if not r.get("timed_out")), key=lambda r: r["wall_seconds"]))
+    results = fastest.pop("results", {})
+    if "rows" in results:  # exchange: the time per repetition (L + 2s/R = 4 us on single-rank nodes)
+        fastest["t_max_us"] = results["rows"][0]["t_max_us"]
+    fastest["min_cpu_seconds"] = min(r["cpu_seconds"] for r in runs)
+    fastest["messages_per_second"] = fastest["messages"] / fastest["wall_seconds"]
+    fastest["messages_per_cpu_second"] = fastest["messages"] / max(fastest["min_cpu_seconds"], 1e-9)
+    fastest["all_wall_seconds"] = [round(r["wall_seconds"], 3) for r in runs]
+    return fastest
+
+
+def repeat(k: int, fn) -> dict:
+    return best([fn() for _ in range(k)])
+
+
+def rel(a: float, b: float) -> str:
+    d = abs(a - b) / b if b else 0.0
+    return "0" if d == 0 else f"{d:.0e}" if d < 1e-3 else f"{d:+.1%}".replace("+", "") if a >= b else f"-{d:.1%}"
+
+
+def section_bare(args, bare: Path, sizes, placements) -> list[dict]:
+    print(f"\n1. any-to-any roundtrip, {BYTES}-byte request and reply, {LATENCY_US:g} us, "
+          f"{BANDWIDTH_GBPS:g} Gbit/s, {args.messages} messages a row; best of {args.repeats}", flush=True)
+    print(f"{'ranks':>6} {'per node':>8} | {'queue msg/s':>10} {'x bare':>7} {'cpu x':>7} | "
+          f"{'flow msg/s':>10} {'x bare':>7} {'cpu x':>7} | {'bare msg/s':>10} {'bare s':>7} | "
+          f"{'sim diff queue':>14} {'flow':>6} | {'MiB q/f/bare':>13}", flush=True)
+    rows = []
+    for n in sizes:
+        for k in placements:
+            trips = max(1, args.messages // (2 * n))
+            messages = 2 * n * trips
+            cmd = bare_command(bare, n, k, trips, args.seed)
+            q = repeat(args.repeats, lambda: engine_run(star(n // k, k, "queue"), roundtrip(n, k, trips, args.seed)))
+            if k == 1 or n <= args.flow_contended_up_to:
+                f = repeat(args.repeats, lambda: engine_run_limited(star(n // k, k, "flow"),
+                                                                    roundtrip(n, k, trips, args.seed), args.timeout))
+            else:
+                f = {"skipped": True}
+            b = repeat(args.repeats, lambda: bare_run(cmd, args.timeout))
+            row = {"ranks": n, "ranks_per_node": k, "round_trips_per_rank": trips, "messages": messages,
+                   "queue": q, "flow": f, "bare": b, "bare_command": shlex.join(cmd)}
+            # A run stopped at the time limit moved fewer than all messages in that time:
+            # its rate is below messages / limit, and a ratio over it is a lower bound.
+            b_rate = messages / b["wall_seconds"]
+            b_cpu = b.get("messages_per_cpu_second", b_rate)
+            cells = []
+            for name, h in (("queue", q), ("flow", f)):
+                if h.get("skipped") or h.get("timed_out"):
+                    cells.append("-" if h.get("skipped") else f"> {args.timeout:.0f} s")
+                    continue
+                row[f"{name}_over_bare"] = h["messages_per_second"] / b_rate
+                if b.get("timed_out"):  # a lower bound on the wall ratio; none on CPU time
+                    cells.append(f"{h['messages_per_second']:>10,.0f} {'>' + format(row[name + '_over_bare'], '.0f'):>7} "
+                                 f"{'-':>7}")
+                    continue
+                row[f"{name}_over_bare_cpu"] = h["messages_per_cpu_second"] / b_cpu
+                cells.append(f"{h['messages_per_second']:>10,.0f} {row[name + '_over_bare']:>7.2f} "
+                             f"{row[name + '_over_bare_cpu']:>7.2f}")
+            bare_cell = (f"{'< ' + format(b_rate, ',.0f'):>10} {'> ' + format(args.timeout, '.0f'):>7}"
+                         if b.get("timed_out") else f"{b_rate:>10,.0f} {b['wall_seconds']:>7.2f}")
+            sim = lambda h: (rel(h["simulated_seconds"], b["simulated_seconds"])
+                             if "simulated_seconds" in h and "simulated_seconds" in b else "-")
+            mem = lambda h: str(h["peak_rss_kib"] // 1024) if "peak_rss_kib" in h else "-"
+            rows.append(row)
+            print(f"{n:>6} {k:>8} | {cells[0]} | {cells[1]:>26} | {bare_cell} | {sim(q):>14} {sim(f):>6} | "
+                  f"{mem(q)}/{mem(f)}/{mem(b)}", flush=True)
+    return rows
+
+
+def section_queue(args, sizes, placements) -> list[dict]:
+    print(f"\n2. queue transport, any-to-any roundtrip, 16 round trips per rank; best of {args.repeats}",
+          flush=True)
+    print(f"{'ranks':>6} {'per node':>8} {'messages':>9} {'wall s':>7} {'msg/s':>10} {'msg/cpu s':>10} "
+          f"{'vs 1/node':>9} {'sim us/trip':>11}", flush=True)
+    rows = []
+    for n in sizes:
+        base = None
+        for k in placements:
+            r = repeat(args.repeats, lambda: engine_run(star(n // k, k, "queue"), roundtrip(n, k, 16, args.seed)))
+            base = base or r["messages_per_second"]
+            row = {"ranks": n, "ranks_per_node": k, "queue": r, "over_one_per_node": r["messages_per_second"] / base}
+            rows.append(row)
+            print(f"{n:>6} {k:>8} {r['messages']:>9} {r['wall_seconds']:>7.2f} {r['messages_per_second']:>10,.0f} "
+                  f"{r['messages_per_cpu_second']:>10,.0f} {row['over_one_per_node']:>9.2f} "
+                  f"{r['simulated_seconds'] * 1e6 / 16:>11.2f}", flush=True)
+    return rows
+
+
+def section_routed(args, cases) -> list[dict]:
+    print("\n3. routed roundtrip at scale, queue transport, one rank per node, 5 us, 10 Gbit/s, "
+          "pass 1 us, 4000-byte request, 0-byte reply", flush=True)
+    print(f"{'overlay':<16} {'ranks':>8} {'round trips':>11} {'transfers':>10} {'wall s':>7} {'transfers/s':>11} "
+          f"{'peak MiB':>8} {'bytes/rank':>10} {'hops':>5}", flush=True)
+    rows = []
+    for label, n, degree, trips in cases:
+        platform = star(n, 1, "queue", latency_us=5.0, bandwidth_gbps=10.0, intra_latency_us=1.0,
+                        intra_bandwidth_gbps=50.0, pass_us=1.0)
+        work = dict(kind="roundtrip", ranks=n, ranks_per_node=1, seed=args.seed, request_bytes=4000,
+                    reply_bytes=0, exchanges=trips, overlay="debruijn", degree=degree)
+        r = engine_run(platform, work)
+        # The whole engine process's peak over the ranks: an upper bound (it includes the
+        # interpreter's pages the fork shares, the platform, the overlay and the JSON).
+        per_rank = r["peak_rss_kib"] * 1024 / n
+        row = {"overlay": label, "ranks": n, "round_trips_per_rank": trips, "wall_seconds": r["wall_seconds"],
+               "cpu_seconds": r["cpu_seconds"], "transfers": r["messages"],
+               "transfers_per_second": r["messages"] / r["wall_seconds"], "peak_rss_kib": r["peak_rss_kib"],
+               "parent_rss_kib": r["parent_rss_kib"], "bytes_per_rank": per_rank,
+               "hops_mean": r["results"]["hops"]["mean"]}
+        rows.append(row)
+        print(f"{label:<16} {n:>8} {trips:>11} {r['messages']:>10} {r['wall_seconds']:>7.1f} "
+              f"{row['transfers_per_second']:>11,.0f} {r['peak_rss_kib'] / 1024:>8.0f} {per_rank:>10.0f} "
+              f"{row['hops_mean']:>5.2f}", flush=True)
+    return rows
+
+
+def section_exchange(args, sizes, flow_up_to: int) -> list[dict]:
+    print(f"\n4. IMB Exchange, {BYTES} bytes, 20 repetitions, one rank per node, {LATENCY_US:g} us, "
+          f"{BANDWIDTH_GBPS:g} Gbit/s", flush=True)
+    print(f"{'ranks':>6} {'transport':>9} {'messages':>9} {'wall s':>7} {'msg/s':>10} {'msg/cpu s':>10} "
+          f"{'t_max us':>9}", flush=True)
+    rows = []
+    for n in sizes:
+        for transport in ("queue", "flow"):
+            if transport == "flow" and n > flow_up_to:
+                continue
+            work = dict(kind="exchange", ranks=n, ranks_per_node=1, seed=args.seed, sizes=[BYTES], repetitions=20)
+            r = repeat(args.repeats, lambda: engine_run(star(n, 1, transport), work))
+            rows.append({"ranks": n, "transport": transport, "run": r})
+            print(f"{n:>6} {transport:>9} {r['messages']:>9} {r['wall_seconds']:>7.2f} "
+                  f"{r['messages_per_second']:>10,.0f} {r['messages_per_cpu_second']:>10,.0f} "
+                  f"{r['t_max_us']:>9.3f}", flush=True)
+    return rows
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--routed", action="store_true",
-                    help="add Kautz K(63,2), de Bruijn B(4,6) and random overlays at ~4096 ranks")
-    ap.add_argument("--huge", action="store_true",
-                    help="add any-to-any and de Bruijn B(4,8) at 65536 ranks")
-    ap.add_argument("--sizes", default="1024,4096,16384",
-                    help="rank counts of the any-to-any rows (default: %(default)s)")
-    ap.add_argument("--repeats", type=int, default=3,
-                    help="runs of each program per row, alternating; the fastest is kept "
-                         "(default: %(default)s)")
-    ap.add_argument("--bytes", type=int, default=4000, help="request size, and reply size of "
-                    "the any-to-any rows (default: %(default)s)")
-    ap.add_argument("--latency-us", type=float, default=100.0, help="one-way latency "
-                    "(default: %(default)s, a 10 GbE cluster)")
-    ap.add_argument("--bandwidth-gbps", type=float, default=10.0, help="per-NIC bandwidth "
+    ap.add_argument("--quick", action="store_true", help="a small check (a minute or two)")
+    ap.add_argument("--repeats", type=int, default=None, help="runs per row, fastest kept "
+                    "(default 2, 1 with --quick)")
+    ap.add_argument("--messages", type=int, default=32768, help="messages per row of section 1 "
                     "(default: %(default)s)")
+    ap.add_argument("--timeout", type=float, default=150.0, help="seconds after which a flow or "
+                    "bare run of section 1 is stopped and reported as a bound (default: %(default)s)")
+    ap.add_argument("--flow-contended-up-to", type=int, default=4096, help="largest rank count "
+                    "at which section 1 runs the flow transport on shared NICs (default: %(default)s)")
+    ap.add_argument("--sections", default="1,2,3,4", help="which tables to print "
+                    "(default: %(default)s)")
+    ap.add_argument("--sizes", help="section 1's rank counts, comma-separated (default "
+                    "1024,4096,16384)")
+    ap.add_argument("--placements", help="section 1's ranks per node, comma-separated "
+                    "(default 1,4,16)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--bare", help="path of the bare_s4u program (default: the installed one)")
-    ap.add_argument("--json", metavar="FILE", help="also write the table as JSON to FILE")
+    ap.add_argument("--json", metavar="FILE", help="also write every measurement as JSON to FILE")
     args = ap.parse_args(argv)
-    if args.repeats < 1:
-        ap.error("--repeats must be at least 1")
-    try:
-        sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    except ValueError:
-        ap.error(f"--sizes must be comma-separated integers, got {args.sizes!r}")
-
-    cases = [Case("any-to-any", n, args.bytes) for n in sizes]
-    if args.routed:
-        cases += [Case("kautz K(63,2)", 4032, 0, "kautz", 63),
-                  Case("debruijn B(4,6)", 4096, 0, "debruijn", 4),
-                  Case("random", 4096, 0, "random", 0)]
-    if args.huge:
-        cases += [Case("any-to-any", 65536, args.bytes),
-                  Case("debruijn B(4,8)", 65536, 0, "debruijn", 4)]
-
+    args.repeats = args.repeats or (1 if args.quick else 2)
+    if args.repeats < 1 or args.messages < 2:
+        ap.error("--repeats must be at least 1 and --messages at least 2")
     bare = find_bare(args.bare)
-    command = shlex.join([sys.executable, *(sys.argv if argv is None else [__file__, *argv])])
-    load_start = os.getloadavg()
-    print(f"star of single-rank nodes, {args.latency_us:g} us, {args.bandwidth_gbps:g} Gb/s, "
-          f"zero host costs, any-source; best of {args.repeats} alternating runs; "
-          f"load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f}", flush=True)
-    print_row_header()
-    rows = []
-    for case in cases:
-        row = measure(case, bare, args)
-        rows.append(row)
-        print_row(row)
-    for row in rows:
-        build = row["hopsim"].get("overlay_build_seconds")
-        if build is not None and build >= 0.05 * row["hopsim"]["wall_seconds"]:
-            print(f"{row['case']} at {row['ranks']}: {build:.2f} s of hopsim's "
-                  f"{row['hopsim']['wall_seconds']:.2f} s is building the overlay's routing tables")
-    load_end = os.getloadavg()
-    print(f"load average at the end {load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}")
+    load = os.getloadavg()
+    print(f"hopsim speed: {os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}",
+          flush=True)
+    want = {int(x) for x in args.sections.split(",") if x.strip()}
+    ints = lambda text, default: [int(x) for x in text.split(",")] if text else default
+    doc = {}
+    if args.quick:
+        plan = {1: lambda: section_bare(args, bare, ints(args.sizes, [1024]), ints(args.placements, [1, 4])),
+                2: lambda: section_queue(args, [1024], [1, 4, 16, 32]),
+                3: lambda: section_routed(args, [("de Bruijn B(16,3)", 4096, 16, 2)]),
+                4: lambda: section_exchange(args, [1024, 4096], 1024)}
+    else:
+        plan = {1: lambda: section_bare(args, bare, ints(args.sizes, [1024, 4096, 16384]),
+                                        ints(args.placements, [1, 4, 16])),
+                2: lambda: section_queue(args, [1024, 4096, 16384], [1, 4, 8, 16, 32]),
+                3: lambda: section_routed(args, [("de Bruijn B(16,4)", 65536, 16, 4),
+                                                 ("de Bruijn B(32,4)", 1 << 20, 32, 1)]),
+                4: lambda: section_exchange(args, [1024, 4096, 16384, 65536], 4096)}
+    for number, name in ((1, "bare"), (2, "queue"), (3, "routed"), (4, "exchange")):
+        if number in want:
+            doc[name] = plan[number]()
+    end = os.getloadavg()
+    print(f"load average at the end {end[0]:.2f} {end[1]:.2f} {end[2]:.2f}")
     if args.json:
-        doc = {"command": command, "bare_program": str(bare),
-               "platform": {"topology": "star", "ranks_per_node": 1, "latency_us": args.latency_us,
-                            "bandwidth_gbps": args.bandwidth_gbps, "host_costs": 0,
-                            "reception": "any-source"},
-               "repeats": args.repeats, "python_rss_kib": own_rss_kib(), "loadavg_start": load_start, "loadavg_end": load_end,
-               "rows": rows}
+        doc.update(command=shlex.join([sys.executable, *(sys.argv if argv is None else [__file__, *argv])]),
+                   bare_program=str(bare), loadavg_start=load, loadavg_end=end)
         Path(args.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     return 0
 

@@ -38,8 +38,10 @@ _MAPPED = {"name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_g
 # is made eager by the thresholds in the flags), and with noise off its distribution is
 # unused. probe: SMPI's MPI_Iprobe sees a message when it is posted ("post"); "arrival",
 # hopsim's default, differs from it by the transfer time only (docs/live.md measures it).
+# transport: "flow" is SimGrid's own network model, as SMPI runs it; "queue" has no SMPI
+# equivalent.
 _OFF = {"eager_threshold_bytes": (-1,), "noise_distribution": ("lognormal",),
-        "probe": ("arrival", "post")}
+        "probe": ("arrival", "post"), "transport": ("flow",)}
 
 
 def _neutral(value, key: str = "") -> bool:

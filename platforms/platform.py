@@ -19,6 +19,9 @@ from .topology_parameters import nodes_of_topology
 TOPOLOGIES = ("star", "fat-tree", "torus", "dragonfly")
 RECEPTIONS = ("any-source", "round-robin")
 PROBES = ("arrival", "header", "post")
+# What moves the bytes (docs/model.md, "Transports"): SimGrid's max-min flow model, the
+# reference, or per-link FIFO queues (the star only; faster under contention).
+TRANSPORTS = ("flow", "queue")
 NOISE_SCOPES = ("off", "message", "run")
 NOISE_DISTRIBUTIONS = ("lognormal", "empirical")
 
@@ -33,6 +36,7 @@ FILE_KEYS = {
     "backbone_gbps": "network.backbone_gbps",
     "topology": "network.topology",
     "topology_parameters": "network.topology_parameters",
+    "transport": "network.transport",
     "intra_latency_us": "intranode.latency_us",
     "intra_bandwidth_gbps": "intranode.bandwidth_gbps",
     "send_overhead_us": "host.send_overhead_us",
@@ -85,6 +89,7 @@ class Platform:
     backbone_gbps: float = 0.0
     topology: str = "star"
     topology_parameters: str = ""
+    transport: str = "flow"
     intra_latency_us: float | None = None
     intra_bandwidth_gbps: float | None = None
     send_overhead_us: float = 0.0
@@ -110,7 +115,7 @@ class Platform:
     source: str = field(default="", compare=False)
 
     def __post_init__(self):
-        for f in ("name", "description", "topology", "topology_parameters", "reception", "probe",
+        for f in ("name", "description", "topology", "topology_parameters", "transport", "reception", "probe",
                   "noise_scope", "noise_distribution"):
             _check_str(self, f)
         if not self.name.strip() or "\n" in self.name:
@@ -165,6 +170,11 @@ class Platform:
             if self.eager_threshold_bytes < 0:
                 self._fail("eager_threshold_bytes",
                            f"must be >= 0 (absent: always eager), got {self.eager_threshold_bytes}")
+        if self.transport not in TRANSPORTS:
+            self._fail("transport", f"must be one of {', '.join(TRANSPORTS)}, got {self.transport!r}")
+        if self.transport == "queue" and self.topology != "star":
+            self._fail("transport", f"\"queue\" runs on the star topology only, "
+                                    f"network.topology is {self.topology!r}")
         if self.probe not in PROBES:
             self._fail("probe", f"must be one of {', '.join(PROBES)}, got {self.probe!r}")
         self._check_noise()
@@ -220,7 +230,7 @@ class Platform:
         """The engine's PlatformSpec as a dict (simulator/spec.hpp field names)."""
         spec = {f: self.effective(f) for f in (
             "name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps",
-            "topology", "topology_parameters", "intra_latency_us", "intra_bandwidth_gbps",
+            "topology", "topology_parameters", "transport", "intra_latency_us", "intra_bandwidth_gbps",
             "send_overhead_us", "recv_overhead_us", "per_byte_overhead_ns", "gap_us",
             "pass_us", "reception", "oversubscribe", "bucket_gbps", "bucket_burst_bytes",
             "nic_message_us", "probe", "noise_scope", "noise_distribution", "noise_median_us",
@@ -235,6 +245,8 @@ class Platform:
     def summary(self) -> str:
         """One line: the shape and the headline numbers."""
         net = f"{self.topology}, " if self.topology != "star" else ""
+        if self.transport != "flow":
+            net += f"{self.transport} transport, "
         return (f"{self.nodes} nodes x {self.cores} cores, {net}"
                 f"{_num(self.latency_us)} us, {_num(self.bandwidth_gbps)} Gbit/s, "
                 f"{self.reception}" + "".join(f", {m}" for m in self.mechanisms()))

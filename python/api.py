@@ -18,6 +18,9 @@ def prepare(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, se
     bounds (hopsim.bounds), placement, the overlay's size, and the run's memory.
     """
     plat = platforms.load(platform)
+    transport = params.pop("transport", None)
+    if transport is not None:  # validated by the Platform, as the file key would be
+        plat = plat.replace(transport=transport)
     bounds.check_parameters(dict(params, ranks=ranks, ranks_per_node=ranks_per_node, seed=seed))
     reception = params.pop("reception", None)
     if reception is not None and reception not in platforms.RECEPTIONS:
@@ -26,7 +29,7 @@ def prepare(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, se
     work = make_workload(workload, ranks, ranks_per_node, seed, **params)
     work.check_fits(plat)
     bounds.check_memory(plat.nodes, work.ranks, work.kind, work.exchanges,
-                        engine_family(work.overlay, work.seed))
+                        engine_family(work.overlay, work.seed), transport=plat.transport)
     return plat, work, plat.to_engine_dict(reception)
 
 
@@ -41,7 +44,8 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
     reply_bytes, exchanges, destinations ("independent"/"shared"), overlay (family name
     or networkx graph), degree (roundtrip; seed="ray" with overlay="random" builds
     RayPlatform's own random graph and routes); reception ("any-source"/"round-robin",
-    overrides the platform's) for any workload.
+    overrides the platform's) and transport ("flow"/"queue", overrides the platform's
+    network.transport, docs/model.md) for any workload.
     Raises InputError (a ValueError) on bad input, including specs the engine rejects.
     """
     plat, work, platform_spec = prepare(platform, workload, ranks, ranks_per_node, seed, **params)
@@ -59,6 +63,7 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
         results = {**results, "overlay": built}
     parameters = work.parameters()
     parameters["reception"] = platform_spec["reception"]
+    parameters["transport"] = platform_spec["transport"]
     return Result(platform=plat.name, workload=work.kind, ranks=work.ranks,
                   ranks_per_node=work.ranks_per_node, seed=work.seed,
                   simulated_seconds=out["simulated_seconds"], wall_seconds=wall,

@@ -188,21 +188,28 @@ def read_text(path, what: str) -> str:
 # Checked against bench/memory.py's measured peaks (docs/platforms.md, "Memory"): an upper
 # estimate, tight at the large runs where refusing matters.
 BASE_BYTES = 32 * 2**20        # the forked interpreter, SimGrid and the engine at rest
-PER_NODE_BYTES = 4 * 2**10     # a SimGrid host, its NIC and intra-node links, its routes
-# An actor's 32 KiB stack and context, its mailbox and the rank's state. Past 30000 actors
-# the engine drops SimGrid's guard pages (the kernel's map-count limit) and the stacks are
-# then resident in full.
-PER_RANK_BYTES = 16 * 2**10
-PER_RANK_BYTES_UNGUARDED = 40 * 2**10
-UNGUARDED_FROM = 30000         # simulator/platform_builder.cpp's guard-size switch
-PER_IN_FLIGHT_BYTES = 1024     # a SimGrid comm and its message record
+# A node: under the flow transport a SimGrid host, its NIC and intra-node links and its
+# routes (4 KiB), and its port actor (32 KiB stack: 16 KiB resident, all 40 KiB once the
+# engine drops SimGrid's guard pages past 30000 actors); the queue transport keeps three
+# link dates per node and builds no platform.
+PER_NODE_BYTES = 20 * 2**10
+PER_NODE_BYTES_UNGUARDED = 44 * 2**10
+UNGUARDED_FROM = 30000         # simulator/platform_builder.cpp's guard-size switch (actors)
+PER_NODE_BYTES_QUEUE = 64
+# A rank: its loop (a coroutine frame, not a SimGrid actor), its state, its workload's
+# record and its per-rank results (docs/performance.md: about 0.9 KiB all told at 2^20).
+PER_RANK_BYTES = 2**10
+PER_IN_FLIGHT_BYTES = 1024     # flow: a SimGrid comm and its message record
+PER_IN_FLIGHT_BYTES_QUEUE = 256  # queue: a message record, its events and its inbox slot
 PER_TABLE_ENTRY_BYTES = 2      # a random or user overlay's next-hop table entry
 RAY_ROUTE_BYTES_PER_PAIR = 16  # kept routes (~8 B at ~3 hops) plus the build's 8 B per pair
-PER_SAMPLE_BYTES = 16          # a recorded round trip (a double) and its sorted copy for the percentiles
+# A recorded round trip: a double and its whole microseconds, the sorted copy for the
+# percentiles and a rank's copy for the tools' statistics (measured ~26 B: bench/memory.py).
+PER_SAMPLE_BYTES = 32
 
 
 def memory_estimate(nodes: int, ranks: int, kind: str, exchanges: int = 0, overlay: str = "",
-                    sizes: int = 0) -> int:
+                    sizes: int = 0, transport: str = "flow") -> int:
     """Peak bytes of one run, an upper estimate:
 
         BASE + PER_NODE * nodes + PER_RANK * ranks + PER_IN_FLIGHT * in_flight
@@ -210,15 +217,19 @@ def memory_estimate(nodes: int, ranks: int, kind: str, exchanges: int = 0, overl
              + PER_SAMPLE * ranks * exchanges   (roundtrip: every round trip is kept, and
                                                  sorted in a copy for the percentiles)
 
-    PER_RANK is 16 KiB, or 40 KiB from 30000 ranks on (no guard pages: stacks resident);
-    in_flight is the messages that can be in flight at once: 2 per rank for roundtrip (a
-    request or a reply, and a relayed copy), 4 per rank for exchange (two sends, two
-    receives), 2 for pingpong.
+    PER_NODE and PER_IN_FLIGHT depend on the transport (network.transport): under flow
+    20 KiB (44 KiB from 30000 nodes on) and 1 KiB (SimGrid's hosts, port actors and
+    comms), under queue 64 B and 256 B. in_flight
+    is the messages that can be in flight at once: 2 per rank for roundtrip (a request or
+    a reply, and a relayed copy), 4 per rank for exchange (two sends, two receives), 2
+    for pingpong.
     """
+    queue = transport == "queue"
     in_flight = {"roundtrip": 2 * ranks, "exchange": 4 * ranks}.get(kind, 2)
-    per_rank = PER_RANK_BYTES_UNGUARDED if ranks > UNGUARDED_FROM else PER_RANK_BYTES
-    total = BASE_BYTES + PER_NODE_BYTES * nodes + per_rank * ranks
-    total += PER_IN_FLIGHT_BYTES * in_flight
+    per_node = PER_NODE_BYTES_UNGUARDED if nodes > UNGUARDED_FROM else PER_NODE_BYTES
+    total = BASE_BYTES + (PER_NODE_BYTES_QUEUE if queue else per_node) * nodes
+    total += PER_RANK_BYTES * ranks
+    total += (PER_IN_FLIGHT_BYTES_QUEUE if queue else PER_IN_FLIGHT_BYTES) * in_flight
     if overlay in ("random", "user"):
         total += PER_TABLE_ENTRY_BYTES * ranks * ranks
     elif overlay == "ray-random":
@@ -244,9 +255,9 @@ def available_memory() -> int:
 
 
 def check_memory(nodes: int, ranks: int, kind: str, exchanges: int = 0, overlay: str = "",
-                 available: int | None = None) -> int:
+                 available: int | None = None, transport: str = "flow") -> int:
     """The estimate, or InputError when it exceeds the available memory."""
-    need = memory_estimate(nodes, ranks, kind, exchanges, overlay)
+    need = memory_estimate(nodes, ranks, kind, exchanges, overlay, transport=transport)
     have = available_memory() if available is None else available
     if need > have:
         raise InputError(f"this run needs about {_gib(need)} of memory (ranks {ranks}, "

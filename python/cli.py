@@ -47,6 +47,9 @@ def _add_simulate(sub):
                        families=workload_flags.ALL_FAMILIES, seed_type=seed_value,
                        seed_help="random seed, an integer 0..2^64-1 (default 1); or 'ray' with "
                                  "--overlay random: RayPlatform's own random graph and routes")
+    p.add_argument("--transport", choices=("flow", "queue"),
+                   help="what moves the bytes: SimGrid's fair-sharing flow model or per-link "
+                        "FIFO queues (default: the platform's network.transport; docs/model.md)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object (docs/workloads.md) instead of the tool's text")
 
@@ -56,8 +59,9 @@ def _run_simulate(args) -> int:
     from .formats import text
 
     params = workload_flags.params(args)
-    if args.reception is not None:
-        params["reception"] = args.reception
+    for k in ("reception", "transport"):
+        if getattr(args, k) is not None:
+            params[k] = getattr(args, k)
     result = simulate(args.platform, args.workload, ranks=args.ranks,
                       ranks_per_node=args.ranks_per_node, seed=args.seed, **params)
     sys.stdout.write(result.to_json() + "\n" if args.json else text(result))

@@ -42,7 +42,7 @@ PlatformSpec platform_from(const py::dict& d)
                  {"name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps", "topology",
                   "topology_parameters", "intra_latency_us", "intra_bandwidth_gbps", "send_overhead_us",
                   "recv_overhead_us", "per_byte_overhead_ns", "gap_us", "pass_us", "reception", "bucket_gbps",
-                  "bucket_burst_bytes", "nic_message_us", "oversubscribe", "eager_threshold_bytes", "probe",
+                  "bucket_burst_bytes", "nic_message_us", "oversubscribe", "eager_threshold_bytes", "probe", "transport",
                   "noise_scope", "noise_distribution", "noise_median_us", "noise_sigma", "noise_values_us"},
                  "platform");
   PlatformSpec p;
@@ -74,6 +74,14 @@ PlatformSpec platform_from(const py::dict& d)
   take(d, "nic_message_us", p.nic_message_us);
   take(d, "oversubscribe", p.oversubscribe);
   take(d, "eager_threshold_bytes", p.eager_threshold_bytes);
+  std::string transport = "flow";
+  take(d, "transport", transport);
+  if (transport == "flow")
+    p.transport = hopsim::TransportKind::Flow;
+  else if (transport == "queue")
+    p.transport = hopsim::TransportKind::Queue;
+  else
+    throw std::invalid_argument("transport must be flow or queue, not '" + transport + "'");
   std::string probe = "arrival";
   take(d, "probe", probe);
   if (probe == "arrival")

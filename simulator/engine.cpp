@@ -3,6 +3,7 @@
 #include "overlay.hpp"
 #include "platform_builder.hpp"
 #include "rank_loop.hpp"
+#include "transport.hpp"
 #include "workloads.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
@@ -57,6 +58,8 @@ void validate(const PlatformSpec& p, const WorkloadSpec& w)
   require(positive(p.intra_bandwidth_gbps), "intranode bandwidth_gbps must be positive");
   for (double v : {p.send_overhead_us, p.recv_overhead_us, p.per_byte_overhead_ns, p.gap_us, p.pass_us})
     require(non_negative(v), "host costs must be zero or positive");
+  require(p.transport == TransportKind::Flow || p.topology == "star" || p.topology.empty(),
+          "transport \"queue\" runs on the star topology only (topology is " + p.topology + ")");
   require(w.ranks > 0, "ranks must be positive");
   require(w.ranks_per_node > 0, "ranks per node must be positive");
   require(w.ranks % w.ranks_per_node == 0, "ranks (" + std::to_string(w.ranks) +
@@ -109,15 +112,6 @@ std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& wor
   std::unique_ptr<Overlay> overlay = build_overlay(workload);
   bool routed = overlay != nullptr;
 
-  xbt_log_control_set("root.thresh:critical");
-  int argc = 1;
-  char name[] = "hopsim";
-  char* argv[] = {name, nullptr};
-  sg4::Engine e(&argc, argv);
-  configure_network_model(workload.ranks);
-  std::vector<sg4::Host*> all_nodes = build_platform(platform);
-  std::vector<sg4::Host*> used(all_nodes.begin(), all_nodes.begin() + workload.ranks / workload.ranks_per_node);
-
   Sim sim(platform, workload, std::move(overlay));
   std::unique_ptr<Workload> pattern;
   switch (workload.kind) {
@@ -131,7 +125,23 @@ std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& wor
       pattern = std::make_unique<Exchange>(workload);
       break;
   }
-  sim.run(*pattern, used);
+  int nodes_used = workload.ranks / workload.ranks_per_node;
+  if (platform.transport == TransportKind::Queue) {
+    // No SimGrid at all: the event loop is the whole simulation.
+    std::unique_ptr<Transport> transport = make_queue_transport(platform, nodes_used);
+    sim.run(*pattern, *transport);
+  } else {
+    xbt_log_control_set("root.thresh:critical");
+    int argc = 1;
+    char name[] = "hopsim";
+    char* argv[] = {name, nullptr};
+    sg4::Engine e(&argc, argv);
+    configure_network_model(nodes_used + 1);  // a port actor per node and the driver
+    std::vector<sg4::Host*> all_nodes = build_platform(platform);
+    std::vector<sg4::Host*> used(all_nodes.begin(), all_nodes.begin() + nodes_used);
+    std::unique_ptr<Transport> transport = make_flow_transport(used, workload.ranks_per_node);
+    sim.run(*pattern, *transport);
+  }
   JsonWriter json;
   json.begin_object();
   json.key("simulated_seconds").value(sim.finish_time());

@@ -2,8 +2,6 @@
 // messages pass through, but only a few per rank are alive at any time.
 #pragma once
 
-#include <simgrid/s4u/Comm.hpp>
-
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -29,8 +27,11 @@ struct Message {
   bool announced = false;  // put in the receiver's inbox (before or at completion)
   bool matched = false;    // rendezvous: the receiver took the request
   bool rts_arrived = false;
-  int started_by = -1;     // the rank whose actor started the transfer, -1: the timer actor
-  simgrid::s4u::CommPtr transfer;  // kept until received: the kernel may still use it
+  // The queue transport: the link the transfer is entering, when its first byte entered
+  // the previous link and when its last byte left it.
+  int link = 0;
+  int wire_dst = 0;  // the node the transfer goes to
+  double wire_start = 0, wire_end = 0;
 };
 
 class MessagePool {
@@ -48,7 +49,6 @@ public:
   }
   void release(uint32_t id)
   {
-    messages_[id].transfer = nullptr;
     free_.push_back(id);
   }
   Message& operator[](uint32_t id) { return messages_[id]; }

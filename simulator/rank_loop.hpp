@@ -1,6 +1,8 @@
-// The ranks' polling loops on the simulated platform: one actor per rank, the pass
-// structure of RayPlatform and latency_checker (docs/model.md, docs/workloads.md), message
-// transfers, relaying on an overlay, and the reception policies.
+// The ranks' polling loops (docs/model.md, docs/workloads.md): the pass structure of
+// RayPlatform and latency_checker, relaying on an overlay, the reception policies, the
+// NIC stage and the protocols. Each rank is a stackless coroutine (a few hundred bytes,
+// not a SimGrid actor and its stack) resumed by one event loop in date order; the loop
+// is the same whatever transport moves the bytes (transport.hpp).
 #pragma once
 
 #include "json_writer.hpp"
@@ -9,20 +11,18 @@
 #include "overlay.hpp"
 #include "spec.hpp"
 
-#include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Mailbox.hpp>
-#include <simgrid/s4u/Semaphore.hpp>
-
+#include <coroutine>
+#include <exception>
 #include <limits>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 namespace hopsim {
 
 class Sim;
+class Transport;
 
-// What a traffic pattern does in a rank's pass. Called from that rank's actor.
+// What a traffic pattern does in a rank's pass. Called from that rank's loop.
 class Workload {
 public:
   virtual ~Workload() = default;
@@ -44,94 +44,118 @@ public:
   virtual void write_per_rank(JsonWriter&) const {}
 };
 
+// A rank's loop as a coroutine: created suspended, resumed by the event loop.
+struct RankLoop {
+  struct promise_type {
+    std::exception_ptr error;
+    RankLoop get_return_object() { return {std::coroutine_handle<promise_type>::from_promise(*this)}; }
+    std::suspend_always initial_suspend() noexcept { return {}; }
+    std::suspend_always final_suspend() noexcept { return {}; }
+    void return_void() {}
+    void unhandled_exception() { error = std::current_exception(); }
+  };
+  std::coroutine_handle<promise_type> handle;
+};
+
 struct RankState {
-  simgrid::s4u::Host* host = nullptr;
-  simgrid::s4u::SemaphorePtr wake;
-  bool blocked = false;
-  std::vector<uint32_t> inbox;  // arrived, not yet received, in arrival order
+  std::coroutine_handle<RankLoop::promise_type> loop;
+  uint32_t generation = 0;  // bumped at every suspension: older resume events are stale
+  bool blocked = false;     // suspended and wakeable (wake() resumes it now)
+  std::vector<uint32_t> inbox;  // visible or announced, not yet received, in arrival order
   double t_free = 0;            // the next pass cannot start before this
   size_t rr_pos = 0;            // the index, in the connection list, that the next pass probes
   double last_injection = -std::numeric_limits<double>::infinity();
   std::vector<int> connections;  // round-robin list; empty means all ranks, in order
-  // Transfers go through SimGrid mailboxes (see Sim::inject); these complete them.
-  simgrid::s4u::Mailbox* mailbox = nullptr;
-  std::vector<simgrid::s4u::CommPtr> finished_sends;  // to test, which frees them
-  std::vector<simgrid::s4u::CommPtr> taken;           // taken from the mailbox, to test
+};
+
+// One entry of the event loop: resume a rank, start a transfer its NIC stage released,
+// or a step of the transport.
+struct Event {
+  enum Kind : uint8_t { Resume, Start, Transport };
+  double date;
+  uint64_t seq;  // other ties on date run in scheduling order: deterministic
+  uint32_t arg;  // the rank (Resume) or the message (Start, Transport)
+  uint32_t generation;
+  Kind kind;
+  // At one date the transport's steps come first: a message delivered at the date of a
+  // pass is seen by that pass, as SimGrid (network events before actors) has it.
+  bool operator>(const Event& o) const
+  {
+    if (date != o.date)
+      return date > o.date;
+    if ((kind == Transport) != (o.kind == Transport))
+      return o.kind == Transport;
+    return seq > o.seq;
+  }
 };
 
 class Sim {
 public:
   Sim(const PlatformSpec& platform, const WorkloadSpec& workload, std::unique_ptr<Overlay> overlay);
-  // Creates the actors on `node_hosts` (block placement) and runs to completion.
-  void run(Workload& workload, const std::vector<simgrid::s4u::Host*>& node_hosts);
+  ~Sim();
+  Sim(const Sim&) = delete;
+  Sim& operator=(const Sim&) = delete;
+  // Runs the workload to completion on the transport.
+  void run(Workload& workload, Transport& transport);
 
   // A new message from `origin` to `final_dst`, routed on the overlay if there is one.
   uint32_t create(int origin, int final_dst, int64_t bytes, int kind, int64_t seq);
   Message& message(uint32_t id) { return pool_[id]; }
   void release(uint32_t id) { pool_.release(id); }
-  // Ends the simulation: every rank leaves its loop.
+  // Ends the simulation: no rank runs again.
   void finish();
-  // Wakes a rank blocked waiting for something to happen.
+  // Resumes a rank suspended waiting for something to happen.
   void wake(int rank);
 
   int ranks() const { return static_cast<int>(ranks_.size()); }
+  int node_of(int rank) const { return rank / per_node_; }
   int64_t transfers() const { return transfers_; }
   const std::vector<int64_t>& relays() const { return relays_; }
   int64_t delivered_hops() const { return delivered_hops_; }
   int64_t delivered_messages() const { return delivered_messages_; }
   double finish_time() const { return finish_time_; }
 
+  // For transports: the current date, events, and the end of a transfer.
+  double now() const;
+  void schedule(double date, Event::Kind kind, uint32_t arg, uint32_t generation = 0);
+  // The transfer of message `id` delivered its last byte now.
+  void transfer_done(uint32_t id);
+  bool done() const { return done_; }
+  // Pops and runs every event due at or before `until` (the transport's clock), in order;
+  // returns the date of the next event (infinity if none).
+  double run_due(double until);
+  void set_now(double t) { now_ = t; }
+
 private:
-  void rank_main(int rank);
+  RankLoop rank_main(int rank);
   void align(RankState& r, double now) const;
-  void block(RankState& r, double timeout);
   size_t position(const RankState& r, int source) const;
   size_t list_size(const RankState& r) const;
-  int pick(const RankState& r, double* when) const;
-  void inject(uint32_t id);
-  void complete_transfers(RankState& r);
-  void on_transfer_done(const void* activity);
-  int next_hop(int origin, int cur, int dst);
-  // The staged path: transfers started by one timer actor once the NIC stage lets them go.
-  int node_of(int rank) const { return rank / per_node_; }
   double grid_at_or_after(const RankState& r, double t) const;
-  int pick_staged(const RankState& r, double* when) const;
-  void inject_staged(uint32_t id);
-  // actor_rank: the rank whose actor calls (it may start the transfer itself), or -1
-  // from the kernel's callbacks.
-  double stage(uint32_t id, int phase, int src, int dst, int64_t bytes, double t, int actor_rank);
-  void start_transfer(uint32_t id, int src, int dst, int64_t bytes, int actor_rank);
+  int pick(const RankState& r, double* when) const;
+  int next_hop(int origin, int cur, int dst);
+  void inject(uint32_t id);
+  double stage(uint32_t id, int phase, int src, int dst, int64_t bytes, double t);
+  void start_transfer(uint32_t id);
   void announce(uint32_t id, double visible_at);
-  void on_staged_done(uint32_t id);
-  bool await_complete(RankState& r, uint32_t id);
-  void timer_main();
-  void wake_timer();
+  // Suspension points of a rank's loop: until `date`, wakeable or not.
+  void suspend_until(RankState& r, double date, bool wakeable);
+  void dispatch(const Event& e);
 
   PlatformSpec platform_;
   double pass_s_;
   double cpu_stretch_ = 1;  // oversubscribed nodes: ranks per core
   int per_node_ = 1;
-  bool staged_ = false;
   NicStage nic_;
-  struct Start {
-    double date;
-    uint64_t seq;
-    uint32_t id;
-    int src, dst;
-    int64_t bytes;
-    bool operator>(const Start& o) const { return date != o.date ? date > o.date : seq > o.seq; }
-  };
-  std::vector<Start> starts_;  // a min-heap on (date, seq)
-  uint64_t start_seq_ = 0;
-  simgrid::s4u::SemaphorePtr timer_wake_;
-  bool timer_blocked_ = false;
-  std::vector<simgrid::s4u::CommPtr> timer_finished_;
   std::unique_ptr<Overlay> overlay_;
   MessagePool pool_;
-  std::unordered_map<const void*, uint32_t> in_flight_;
   std::vector<RankState> ranks_;
   std::vector<int64_t> relays_;
+  std::vector<Event> events_;  // a min-heap on (date, seq)
+  uint64_t event_seq_ = 0;
+  double now_ = 0;
   Workload* workload_ = nullptr;
+  Transport* transport_ = nullptr;
   bool done_ = false;
   double finish_time_ = 0;
   int64_t transfers_ = 0;

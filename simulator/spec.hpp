@@ -15,6 +15,9 @@ enum class Reception { AnySource, RoundRobin };
 // header arrived, or as soon as it is posted (SMPI's MPI_Iprobe). A message seen before
 // it has fully arrived is received by a blocking receive (docs/model.md).
 enum class Probe { Arrival, Header, Post };
+// What moves the bytes between ranks (transport.hpp, docs/model.md): SimGrid's flow model
+// (max-min fair sharing, the reference) or FIFO queues per link (the star only).
+enum class TransportKind { Flow, Queue };
 enum class NoiseScope { Off, Message, Run };
 enum class NoiseDistribution { Lognormal, Empirical };
 
@@ -27,6 +30,7 @@ struct PlatformSpec {
   double bandwidth_gbps = 1;   // per direction, per NIC
   double backbone_gbps = 0;    // 0: no backbone (a non-blocking switch)
   std::string topology = "star";  // star, fat-tree, torus, dragonfly
+  TransportKind transport = TransportKind::Flow;
   std::string topology_parameters;  // SimGrid's zone parameter string for the last three
   // Between ranks of one node.
   double intra_latency_us = 0;

@@ -56,7 +56,7 @@ SIM = ["simulate", "--platform", "two-nodes", "--workload", "roundtrip", "--rank
      "not a regular file"),
     # A run whose memory cannot fit: 2 ranks x 2^31-1 recorded round trips (64 GiB).
     (["simulate", "--platform", "two-nodes", "--workload", "roundtrip", "--ranks", 2,
-      "--exchanges", 2**31 - 1], "this run needs about 64"),
+      "--exchanges", 2**31 - 1], "this run needs about 128"),
 ])
 def test_unbounded_inputs_are_one_line(args, fragment, tmp_path):
     assert_one_line(hopsim_cli(*args, cwd=tmp_path), fragment)
@@ -119,8 +119,8 @@ def test_memory_estimate_formula():
                    + 2 * 4096 * bounds.PER_IN_FLIGHT_BYTES + bounds.PER_SAMPLE_BYTES * 4096 * 16)
     # A random overlay adds its n x n table of 2-byte next hops.
     assert bounds.memory_estimate(4096, 4096, "roundtrip", 16, "random") - est == 2 * 4096**2
-    with pytest.raises(hopsim.InputError, match="needs about .* MiB .* 100 MiB is available"):
-        bounds.check_memory(4096, 4096, "roundtrip", 16, available=100 * mib)
+    with pytest.raises(hopsim.InputError, match="needs about .* MiB .* 50 MiB is available"):
+        bounds.check_memory(4096, 4096, "roundtrip", 16, available=50 * mib)
 
 
 def test_scenario_platform_that_is_not_a_string(tmp_path):

@@ -1,0 +1,107 @@
+// The queue transport on the star (docs/model.md, "Transports"): every link is a FIFO
+// queue that serialises the bytes of one transfer at a time, and a transfer cuts through
+// (its first byte enters the next link one latency after it entered this one, its last
+// byte leaves no sooner than it left this one). All of it is date arithmetic on the
+// event loop: a transfer costs two or three events and no solver.
+//
+// A route between nodes: the sender's NIC (up), the backbone if there is one, the
+// receiver's NIC (down); half the latency before the backbone and half after it, all of
+// it before the receiver's NIC without one. Inside a node: the node's intra-node link.
+// A link takes transfers in the order their first byte reaches it.
+#include "rank_loop.hpp"
+#include "transport.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace hopsim {
+
+namespace {
+
+double bytes_per_second(double gbps) { return gbps * 1e9 / 8.0; }
+
+// Where a transfer is: entering the backbone, entering the receiver's NIC, delivered.
+enum Step { kBackbone = 1, kDown = 2, kDelivered = 3 };
+
+class QueueTransport : public Transport {
+public:
+  QueueTransport(const PlatformSpec& p, int nodes)
+      : nic_(bytes_per_second(p.bandwidth_gbps)), intra_(bytes_per_second(p.intra_bandwidth_gbps)),
+        backbone_(p.backbone_gbps > 0 ? bytes_per_second(p.backbone_gbps) : 0), latency_(p.latency_us * 1e-6),
+        intra_latency_(p.intra_latency_us * 1e-6), up_(nodes, 0), down_(nodes, 0), loop_(nodes, 0)
+  {
+  }
+
+  void run(Sim& sim) override { sim.run_due(std::numeric_limits<double>::infinity()); }
+
+  void start(Sim& sim, uint32_t id, int src, int dst, int64_t bytes) override
+  {
+    Message& m = sim.message(id);
+    double now = sim.now();
+    auto s = static_cast<double>(bytes);
+    int a = sim.node_of(src), b = sim.node_of(dst);
+    m.wire_dst = b;
+    if (a == b) {
+      double start = std::max(now, loop_[a]);
+      loop_[a] = start + s / intra_;
+      m.link = kDelivered;
+      sim.schedule(start + intra_latency_ + s / intra_, Event::Transport, id);
+      return;
+    }
+    double start = std::max(now, up_[a]);
+    up_[a] = start + s / nic_;
+    m.wire_start = start;
+    m.wire_end = up_[a];
+    m.link = backbone_ > 0 ? kBackbone : kDown;
+    sim.schedule(start + first_latency(), Event::Transport, id);
+  }
+
+  void step(Sim& sim, uint32_t id) override
+  {
+    Message& m = sim.message(id);
+    if (m.link == kDelivered) {
+      sim.transfer_done(id);
+      return;
+    }
+    double now = sim.now();
+    auto s = static_cast<double>(m.phase == 0 ? m.bytes : 0);
+    if (m.link == kBackbone) {
+      double start = std::max(now, backbone_free_);
+      backbone_free_ = std::max(start + s / backbone_, m.wire_end + latency_ / 2);
+      m.wire_start = start;
+      m.wire_end = backbone_free_;
+      m.link = kDown;
+      sim.schedule(start + latency_ / 2, Event::Transport, id);
+      return;
+    }
+    double after = backbone_ > 0 ? latency_ / 2 : latency_;
+    double& free = down_[m.wire_dst];
+    double start = std::max(now, free);
+    free = std::max(start + s / nic_, m.wire_end + after);
+    m.link = kDelivered;
+    sim.schedule(free, Event::Transport, id);
+  }
+
+  double route_latency(const Sim& sim, int src, int dst) override
+  {
+    return sim.node_of(src) == sim.node_of(dst) ? intra_latency_ : latency_;
+  }
+
+private:
+  double first_latency() const { return backbone_ > 0 ? latency_ / 2 : latency_; }
+
+  double nic_, intra_, backbone_;  // bytes per second
+  double latency_, intra_latency_;  // seconds
+  // Per link: the date its last queued byte leaves.
+  std::vector<double> up_, down_, loop_;
+  double backbone_free_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> make_queue_transport(const PlatformSpec& platform, int nodes)
+{
+  return std::make_unique<QueueTransport>(platform, nodes);
+}
+
+}  // namespace hopsim
