@@ -122,6 +122,23 @@ def test_ctrl_c_on_a_terminal_is_clean_and_immediate(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_ctrl_c_during_topology_statistics_is_immediate(tmp_path):
+    # The engine walks the complete graph's 16384^2 routes for about 4.6 s without
+    # returning to Python; Ctrl-C a second in must not wait for it (without the worker
+    # thread it took 3.5 s more), and no Ray file may appear.
+    child = spawn(["topology", "complete", "--ranks", "16384", "--out", "ray"], tmp_path)
+    time.sleep(1.0)
+    start = time.monotonic()
+    child.sendintr()
+    text, status = finish(child)
+    elapsed = time.monotonic() - start
+    assert status == 130, text
+    assert text.strip().splitlines()[-1].endswith("hopsim: interrupted"), text
+    assert "Traceback" not in text, text
+    assert elapsed < 2.5, elapsed
+    assert not (tmp_path / "ray").exists()
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
 def test_signal_to_the_parent_leaves_no_simulation_running(tmp_path, sig):
     (tmp_path / "slow.toml").write_text(SLOW)

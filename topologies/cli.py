@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 from pathlib import Path
 
 from ..errors import InputError
@@ -69,10 +70,10 @@ def run(args: argparse.Namespace) -> int:
         _check_file_target(plot, "--plot")
 
     try:
-        overlay = build_overlay(family, ranks, degree, args.seed)
+        overlay = _interruptible(build_overlay, family, ranks, degree, args.seed)
     except OverlayError as e:
         raise InputError(str(e)) from None
-    stats = route_statistics(overlay)
+    stats = _interruptible(route_statistics, overlay)
 
     notes = _write_outputs(overlay, stats, out, plot)
     if args.json:
@@ -82,6 +83,29 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(summary_text(stats))
         sys.stdout.writelines(f"{note}\n" for note in notes)
     return 0
+
+
+def _interruptible(fn, *args):
+    """fn(*args) in a worker thread, so that Ctrl-C reaches the main thread at once: the
+    engine releases the GIL while it builds an overlay or walks its n^2 routes (seconds to
+    minutes at 16384 ranks), and Python delivers KeyboardInterrupt only to the main thread
+    between bytecodes. Nothing has been written yet when these run; the abandoned worker
+    ends with the process."""
+    outcome = {}
+
+    def work():
+        try:
+            outcome["value"] = fn(*args)
+        except BaseException as e:  # handed to the main thread as it is
+            outcome["error"] = e
+
+    worker = threading.Thread(target=work, name="hopsim-topology", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def _write_outputs(overlay, stats: RouteStatistics, out: Path | None, plot: Path | None) -> list[str]:
