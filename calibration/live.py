@@ -304,15 +304,9 @@ def add_parser(sub):
     return run
 
 
-def _sigterm(signum, frame):
-    raise KeyboardInterrupt
-
-
 def run(args) -> int:
     import sys
 
-    signal.signal(signal.SIGTERM, _sigterm)
-    signal.signal(signal.SIGHUP, _sigterm)
     params = workload_flags.params(args)
     progress = (lambda msg: sys.stderr.write(f"hopsim live: {msg}\n")) if not args.json else None
     result, text = run_live(args.workload, args.ranks, args.ranks_per_node, tool=args.tool,

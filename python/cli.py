@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 
 from . import workload_flags
@@ -186,8 +187,16 @@ def build_parser(argv: list[str]):
     return parser, runners
 
 
+def _stop(signum, frame):
+    # SIGTERM and SIGHUP stop a command as Ctrl-C does, through the same clean-up paths
+    # (the forked simulation is killed, partial outputs removed, namespaces torn down).
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _stop)
     try:
         parser, runners = build_parser(argv)
         args = parser.parse_args(argv)
