@@ -241,13 +241,15 @@ def _interpret(tool, stdout, raw_files, work, platform, parameters, wall, live):
            "wall_seconds": wall, "messages": None, "results": None,
            "parameters": parameters, "live": live}
     if tool == "netpipe" and "np.out" in raw_files:
-        rows = []
-        for line in raw_files["np.out"].splitlines():
-            f = line.split()
-            if len(f) >= 3:
-                bytes_, mbps, seconds = int(f[0]), float(f[1]), float(f[2])
-                rows.append({"bytes": bytes_, "latency_us": seconds * 1e6,
-                             "bandwidth_mbytes_per_sec": mbps / 8.0})
+        # Read by the calibration parser (one reader of NetPIPE's format), in the shape of
+        # simulate's pingpong rows; MB/s in 10^6 bytes like hopsim's own (NetPIPE's Mbps
+        # column is in 2^20 bits per second).
+        from .parsers import parse_text
+
+        rows = [{"bytes": m.size, "latency_us": m.value,
+                 "bandwidth_mbytes_per_sec": m.size / m.value if m.value > 0 else 0.0}
+                for m in parse_text(raw_files["np.out"], "np.out", "netpipe")
+                if m.statistic == "latency_us"]
         out["results"] = {"rows": rows}
     return (raw_files.get("np.out") or stdout), out
 
