@@ -50,6 +50,8 @@ FILE_KEYS = {
     "bucket_gbps": "network.bucket_gbps",
     "bucket_burst_bytes": "network.bucket_burst_bytes",
     "nic_message_us": "network.nic_message_us",
+    "pacing_gbps": "network.pacing_gbps",
+    "pacing_above_bytes": "network.pacing_above_bytes",
     "eager_threshold_bytes": "host.eager_threshold_bytes",
     "probe": "host.probe",
     "noise_scope": "noise.scope",
@@ -65,7 +67,7 @@ _POSITIVE_INTS = ("nodes", "cores")
 _POSITIVE = ("bandwidth_gbps", "intra_bandwidth_gbps")
 _NON_NEGATIVE = ("latency_us", "intra_latency_us", "send_overhead_us", "recv_overhead_us",
                  "per_byte_overhead_ns", "gap_us", "pass_us", "bucket_gbps", "bucket_burst_bytes",
-                 "nic_message_us", "noise_median_us", "noise_sigma")
+                 "nic_message_us", "pacing_gbps", "noise_median_us", "noise_sigma")
 # Intra-node values left unset (None) follow the network's, also through replace().
 _FOLLOW_NETWORK = {"intra_latency_us": "latency_us", "intra_bandwidth_gbps": "bandwidth_gbps"}
 
@@ -102,6 +104,8 @@ class Platform:
     bucket_gbps: float = 0.0
     bucket_burst_bytes: float = 0.0
     nic_message_us: float = 0.0
+    pacing_gbps: float = 0.0
+    pacing_above_bytes: int = 0
     eager_threshold_bytes: int | None = None
     probe: str = "arrival"
     noise_scope: str = "off"
@@ -165,6 +169,11 @@ class Platform:
             self._fail("oversubscribe", f"must be true or false, got {self.oversubscribe!r}")
         if self.bucket_burst_bytes > 0 and self.bucket_gbps == 0:
             self._fail("bucket_burst_bytes", "needs network.bucket_gbps (the sustained rate)")
+        _check_int(self, "pacing_above_bytes")
+        if self.pacing_above_bytes < 0:
+            self._fail("pacing_above_bytes", f"must be >= 0, got {self.pacing_above_bytes}")
+        if self.pacing_above_bytes > 0 and self.pacing_gbps == 0:
+            self._fail("pacing_above_bytes", "needs network.pacing_gbps (the connection's rate)")
         if self.eager_threshold_bytes is not None:
             _check_int(self, "eager_threshold_bytes")
             if self.eager_threshold_bytes < 0:
@@ -233,7 +242,7 @@ class Platform:
             "topology", "topology_parameters", "transport", "intra_latency_us", "intra_bandwidth_gbps",
             "send_overhead_us", "recv_overhead_us", "per_byte_overhead_ns", "gap_us",
             "pass_us", "reception", "oversubscribe", "bucket_gbps", "bucket_burst_bytes",
-            "nic_message_us", "probe", "noise_scope", "noise_distribution", "noise_median_us",
+            "nic_message_us", "pacing_gbps", "pacing_above_bytes", "probe", "noise_scope", "noise_distribution", "noise_median_us",
             "noise_sigma")}
         spec["eager_threshold_bytes"] = (-1 if self.eager_threshold_bytes is None
                                          else self.eager_threshold_bytes)
@@ -257,6 +266,8 @@ class Platform:
         if self.bucket_gbps:
             on.append(f"token bucket {_num(self.bucket_gbps)} Gbit/s, "
                       f"burst {_num(self.bucket_burst_bytes)} B")
+        if self.pacing_gbps:
+            on.append(f"paced at {_num(self.pacing_gbps)} Gbit/s above {self.pacing_above_bytes} B")
         if self.nic_message_us:
             on.append(f"NIC {_num(self.nic_message_us)} us per message")
         if self.oversubscribe:

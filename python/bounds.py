@@ -72,6 +72,8 @@ BOUNDS: dict[str, Bound] = {
     # The model mechanisms (docs/model.md); 0 switches each off.
     "network.bucket_gbps": Bound("float", MIN_GBPS, MAX_GBPS, "Gbit/s", "0: no token bucket; else as bandwidth", zero=True),
     "network.bucket_burst_bytes": Bound("float", 1, 2**40, "bytes", "0: no burst; at most 1 TiB of tokens", zero=True),
+    "network.pacing_gbps": Bound("float", MIN_GBPS, MAX_GBPS, "Gbit/s", "0: no pacing; else as bandwidth", zero=True),
+    "network.pacing_above_bytes": Bound("int", 0, INT32_MAX, "bytes", "an MPI count is a C int"),
     "network.nic_message_us": Bound("float", MIN_TIME_US, MAX_TIME_US, "us", _TIME, zero=True),
     "host.eager_threshold_bytes": Bound("int", 0, INT32_MAX, "bytes", "absent: always eager; an MPI count is a C int"),
     "noise.median_us": Bound("float", MIN_TIME_US, MAX_TIME_US, "us", _TIME, zero=True),

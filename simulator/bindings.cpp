@@ -42,7 +42,7 @@ PlatformSpec platform_from(const py::dict& d)
                  {"name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps", "topology",
                   "topology_parameters", "intra_latency_us", "intra_bandwidth_gbps", "send_overhead_us",
                   "recv_overhead_us", "per_byte_overhead_ns", "gap_us", "pass_us", "reception", "bucket_gbps",
-                  "bucket_burst_bytes", "nic_message_us", "oversubscribe", "eager_threshold_bytes", "probe", "transport",
+                  "bucket_burst_bytes", "nic_message_us", "pacing_gbps", "pacing_above_bytes", "oversubscribe", "eager_threshold_bytes", "probe", "transport",
                   "noise_scope", "noise_distribution", "noise_median_us", "noise_sigma", "noise_values_us"},
                  "platform");
   PlatformSpec p;
@@ -72,6 +72,8 @@ PlatformSpec platform_from(const py::dict& d)
   take(d, "bucket_gbps", p.bucket_gbps);
   take(d, "bucket_burst_bytes", p.bucket_burst_bytes);
   take(d, "nic_message_us", p.nic_message_us);
+  take(d, "pacing_gbps", p.pacing_gbps);
+  take(d, "pacing_above_bytes", p.pacing_above_bytes);
   take(d, "oversubscribe", p.oversubscribe);
   take(d, "eager_threshold_bytes", p.eager_threshold_bytes);
   std::string transport = "flow";

@@ -72,6 +72,9 @@ void validate(const PlatformSpec& p, const WorkloadSpec& w)
   require(non_negative(p.bucket_burst_bytes), "bucket_burst_bytes must be zero or positive");
   require(p.bucket_gbps > 0 || p.bucket_burst_bytes == 0, "bucket_burst_bytes needs bucket_gbps");
   require(non_negative(p.nic_message_us), "nic_message_us must be zero or positive");
+  require(non_negative(p.pacing_gbps), "pacing_gbps must be zero (no pacing) or positive");
+  require(p.pacing_above_bytes >= 0, "pacing_above_bytes must be zero or positive");
+  require(p.pacing_gbps > 0 || p.pacing_above_bytes == 0, "pacing_above_bytes needs pacing_gbps");
   require(p.eager_threshold_bytes >= -1, "eager_threshold_bytes must be zero or positive (-1: always eager)");
   if (p.noise_scope != NoiseScope::Off) {
     if (p.noise_distribution == NoiseDistribution::Lognormal) {

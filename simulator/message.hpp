@@ -23,6 +23,7 @@ struct Message {
   double visible_at = 0;   // a probe can see it from this date
   double complete_at = 0;  // its last byte is at the rank from this date (once complete)
   double spread = 0;       // the time over which its bytes left the sender's NIC
+  double rate = 0;         // bytes/s the transport may move it at, at most; 0: the links'
   bool complete = true;    // all of it has arrived
   bool announced = false;  // put in the receiver's inbox (before or at completion)
   bool matched = false;    // rendezvous: the receiver took the request

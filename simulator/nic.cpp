@@ -47,7 +47,9 @@ NicStage::NicStage(const PlatformSpec& p, int nodes, uint64_t seed)
       distribution_(p.noise_distribution), rng_(stream_seed(seed, kNoiseStream))
 {
   bucket_on_ = p.bucket_gbps > 0;
-  active_ = bucket_on_ || message_s_ > 0 || noise_scope_ != NoiseScope::Off;
+  pace_ = bytes_per_second(p.pacing_gbps);
+  pace_above_ = p.pacing_above_bytes;
+  active_ = bucket_on_ || pace_ > 0 || message_s_ > 0 || noise_scope_ != NoiseScope::Off;
   if (not active_)
     return;
   TokenBucket bucket(line_, bytes_per_second(p.bucket_gbps), p.bucket_burst_bytes);
@@ -76,7 +78,7 @@ double NicStage::noise()
   return std::exp(log_median_ + sigma_ * z);
 }
 
-double NicStage::egress(int node, double t, int64_t bytes, double* spread)
+double NicStage::egress(int node, double t, int64_t bytes, double* spread, double* rate)
 {
   Direction& d = out_[node];
   auto b = static_cast<double>(bytes);
@@ -86,11 +88,18 @@ double NicStage::egress(int node, double t, int64_t bytes, double* spread)
     t += noise();
   else if (noise_scope_ == NoiseScope::Run)
     t += run_noise_;
-  *spread = b / line_;
-  if (not bucket_on_)
-    return t;
-  double first, last;
-  d.bucket.pass(t, b, &first, &last);
+  double first = t, last = t + b / line_;
+  if (bucket_on_)
+    d.bucket.pass(t, b, &first, &last);
+  *rate = 0;
+  if (pace_ > 0 && bytes > pace_above_ && first + b / pace_ > last) {
+    // Pacing binds: the connection's bytes trickle out from the start at its own rate,
+    // so that paced messages of other connections overlap on the link instead of
+    // queueing behind it (the bucket's FIFO date stays as it was).
+    *spread = b / pace_;
+    *rate = pace_;
+    return first;
+  }
   *spread = last - first;
   // The transport moves the bytes at line rate: started so that its last byte leaves
   // when the bucket lets it go.

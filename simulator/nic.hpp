@@ -3,7 +3,8 @@
 // Pure arithmetic on dates (seconds), no SimGrid: any transport can put it in front of
 // itself. Egress (per sending node): message queue, noise, token bucket; the transport
 // then starts at the returned date. Ingress (per receiving node): token bucket, message
-// queue; the message is delivered at the returned date. docs/model.md derives each.
+// queue; the message is delivered at the returned date. Pacing (a connection's own rate)
+// stretches each message apart from the others. docs/model.md derives each.
 #pragma once
 
 #include "rng.hpp"
@@ -50,8 +51,9 @@ public:
   // True when any mechanism of the stage is on; when false, messages bypass it.
   bool active() const { return active_; }
   // A message of `bytes` handed to the NIC of `node` at `t`: the date its transport may
-  // start, and the time over which its bytes leave the NIC (*spread, at least bytes/R).
-  double egress(int node, double t, int64_t bytes, double* spread);
+  // start, the time over which its bytes leave the NIC (*spread, at least bytes/R) and
+  // the rate the transport may move them at (*rate, bytes/s; 0: the links').
+  double egress(int node, double t, int64_t bytes, double* spread, double* rate);
   // A message whose last byte the transport delivered to `node` at `arrival`, its bytes
   // spread over `spread` seconds: the date it is handed to the rank.
   double ingress(int node, double arrival, int64_t bytes, double spread);
@@ -67,6 +69,8 @@ private:
   bool bucket_on_ = false;
   double line_ = 0;
   double message_s_ = 0;
+  double pace_ = 0;  // bytes per second; 0: no pacing
+  int64_t pace_above_ = 0;
   NoiseScope noise_scope_ = NoiseScope::Off;
   NoiseDistribution distribution_ = NoiseDistribution::Lognormal;
   bool lognormal_on_ = false;

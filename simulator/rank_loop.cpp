@@ -361,9 +361,10 @@ double Sim::stage(uint32_t id, int phase, int src, int dst, int64_t /*bytes*/, d
   Message& m = pool_[id];
   m.phase = phase;
   m.spread = 0;
+  m.rate = 0;
   double release = t;
   if (nic_.active() && node_of(src) != node_of(dst))
-    release = nic_.egress(node_of(src), t, phase == kData ? m.bytes : 0, &m.spread);
+    release = nic_.egress(node_of(src), t, phase == kData ? m.bytes : 0, &m.spread, &m.rate);
   if (release <= now_ && transport_->can_start_now())
     start_transfer(id);
   else

@@ -46,6 +46,8 @@ struct PlatformSpec {
   double bucket_gbps = 0;         // NIC token bucket's sustained rate per direction; 0: none
   double bucket_burst_bytes = 0;  // its depth
   double nic_message_us = 0;      // per-message service time of a node's NIC queue, per direction
+  double pacing_gbps = 0;          // a connection's own rate (TCP pacing); 0: none
+  int64_t pacing_above_bytes = 0;  // messages up to this size leave unpaced (one packet)
   bool oversubscribe = false;     // more ranks than cores: passes and overheads stretch
   int64_t eager_threshold_bytes = -1;  // above it: rendezvous; -1: always eager
   Probe probe = Probe::Arrival;

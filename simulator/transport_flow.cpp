@@ -64,11 +64,11 @@ public:
     current = nullptr;
   }
 
-  void start(Sim&, uint32_t id, int src, int dst, int64_t bytes) override
+  void start(Sim& sim, uint32_t id, int src, int dst, int64_t bytes) override
   {
     // The source node's port posts it (a mailbox transfer starts from its sender's host).
     Port& p = ports_[src / per_node_];
-    p.outbox.push_back(Send{id, dst / per_node_, bytes});
+    p.outbox.push_back(Send{id, dst / per_node_, bytes, sim.message(id).rate});
     wake_port(p);
   }
 
@@ -100,6 +100,7 @@ private:
     uint32_t id;
     int dst_node;
     int64_t bytes;
+    double rate;  // bytes/s at most (a paced connection); 0: the links'
   };
   // A node's port: it sends the node's transfers and is the permanent receiver of its
   // mailbox (a transfer then starts when it is posted, as an eager send does).
@@ -138,7 +139,10 @@ private:
       }
       sends.swap(p.outbox);
       for (const Send& s : sends) {
-        sg4::CommPtr c = ports_[s.dst_node].mailbox->put_async(&payload, static_cast<uint64_t>(s.bytes));
+        sg4::CommPtr c = ports_[s.dst_node].mailbox->put_init(&payload, static_cast<uint64_t>(s.bytes));
+        if (s.rate > 0)
+          c->set_rate(s.rate);
+        c->start();
         in_flight_.emplace(c->get_impl(), InFlight{s.id, static_cast<int>(node), s.dst_node, c});
       }
       sends.clear();

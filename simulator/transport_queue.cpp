@@ -48,10 +48,10 @@ public:
       sim.schedule(start + intra_latency_ + s / intra_, Event::Transport, id);
       return;
     }
-    double start = std::max(now, up_[a]);
-    up_[a] = start + s / nic_;
+    bool paced = m.rate > 0;
+    double start;
+    m.wire_end = cross(up_[a], now, s, nic_, paced ? now + s / m.rate : 0, paced, &start);
     m.wire_start = start;
-    m.wire_end = up_[a];
     m.link = backbone_ > 0 ? kBackbone : kDown;
     sim.schedule(start + first_latency(), Event::Transport, id);
   }
@@ -65,21 +65,20 @@ public:
     }
     double now = sim.now();
     auto s = static_cast<double>(m.phase == 0 ? m.bytes : 0);
+    bool paced = m.rate > 0;
     if (m.link == kBackbone) {
-      double start = std::max(now, backbone_free_);
-      backbone_free_ = std::max(start + s / backbone_, m.wire_end + latency_ / 2);
+      double start;
+      m.wire_end = cross(backbone_free_, now, s, backbone_, m.wire_end + latency_ / 2, paced, &start);
       m.wire_start = start;
-      m.wire_end = backbone_free_;
       m.link = kDown;
       sim.schedule(start + latency_ / 2, Event::Transport, id);
       return;
     }
     double after = backbone_ > 0 ? latency_ / 2 : latency_;
-    double& free = down_[m.wire_dst];
-    double start = std::max(now, free);
-    free = std::max(start + s / nic_, m.wire_end + after);
+    double start;
+    double last = cross(down_[m.wire_dst], now, s, nic_, m.wire_end + after, paced, &start);
     m.link = kDelivered;
-    sim.schedule(free, Event::Transport, id);
+    sim.schedule(last, Event::Transport, id);
   }
 
   double route_latency(const Sim& sim, int src, int dst) override
@@ -88,6 +87,21 @@ public:
   }
 
 private:
+  // A transfer whose first byte reaches a link (next free at `free`) at `now` and whose
+  // last byte cannot leave before `last_in`: the date its last byte leaves; *start, when
+  // its first byte does. Unpaced, it takes the link in FIFO order and holds it until its
+  // last byte is out. Paced, its packets go between other transfers' packets: it starts
+  // at once, holds the link for its own bytes only, and ends when its rate lets it.
+  static double cross(double& free, double now, double s, double link_rate, double last_in, bool paced,
+                      double* start)
+  {
+    double queued = std::max(now, free);
+    *start = paced ? now : queued;
+    double last = std::max(*start + s / link_rate, last_in);
+    free = paced ? queued + s / link_rate : last;
+    return last;
+  }
+
   double first_latency() const { return backbone_ > 0 ? latency_ / 2 : latency_; }
 
   double nic_, intra_, backbone_;  // bytes per second
