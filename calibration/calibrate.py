@@ -111,7 +111,7 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
         lines.append(f"  {name_}: {why}")
     kept = [k for k in prov if k not in fitted_keys and "." in k]
     lines.append(f"  kept from {'--base ' + base if base else 'defaults'}: {', '.join(sorted(kept))}")
-    if fit.segments:
+    if fit.segments and not fit.platform.pacing_gbps:
         lines.append("per-size segments of the ping-pong curve (segmented least squares, BIC):")
         for s in fit.segments:
             lines.append(f"  {s.first_bytes:>9}..{s.last_bytes:<9} B  t = {s.intercept_us:.4g} us + "

@@ -17,6 +17,7 @@ from scipy.optimize import least_squares
 
 from ..errors import InputError
 from ..platforms.platform import FILE_KEYS, Platform
+from .fit_pacing import fit_pacing
 from .measurement import Measurement
 from .segments import Segment, classify, segments
 from .solve import solve
@@ -123,6 +124,8 @@ class PingPongLine(Fitter):
         self.keys = (f"{prefix}.latency_us", f"{prefix}.bandwidth_gbps")
 
     def fit(self, data, platform, state):
+        if _paced(state):
+            return [], _paced(state)
         pts = data.pingpong
         if len(pts) < 2 or len({p.size for p in pts}) < 2:
             return [], "needs ping-pong times at two sizes at least"
@@ -176,6 +179,41 @@ class PingPongLine(Fitter):
                 Fitted(self.keys[1], _stored(B), prov)], None
 
 
+class Pacing(Fitter):
+    """A step after one packet, then a connection's own rate (fit_pacing.py): writes the
+    line (L, R) of one-packet messages, the pacing, and the token bucket if the curve
+    shows one; the segment fitters below then stand aside."""
+
+    name = "pacing"
+    keys = ("network.latency_us", "network.bandwidth_gbps", "network.pacing_gbps",
+            "network.pacing_above_bytes")
+
+    def fit(self, data, platform, state):
+        if data.intranode:
+            return [], "the ping-pong ran inside a node (shared memory paces nothing)"
+        fit, why = fit_pacing([p.size for p in data.pingpong], [p.value for p in data.pingpong])
+        if fit is None:
+            return [], why
+        state["paced"] = fit
+        state["line"] = (fit.latency_us, fit.line_gbps)
+        state["model_us"] = fit.at
+        prov = f"fit: {fit.describe()} ({where(p.m for p in data.pingpong)})"
+        out = [Fitted("network.latency_us", _stored(max(fit.latency_us, 0.0)), prov),
+               Fitted("network.bandwidth_gbps", _stored(fit.line_gbps), prov),
+               Fitted("network.pacing_gbps", _stored(fit.paced_gbps), prov),
+               Fitted("network.pacing_above_bytes", fit.above_bytes,
+                      f"{prov}; the last size on the one-packet line (the step lies between "
+                      f"{fit.above_bytes} and {fit.first_paced} B)")]
+        if fit.bucket_gbps is not None:
+            out += [Fitted("network.bucket_gbps", _stored(fit.bucket_gbps), prov),
+                    Fitted("network.bucket_burst_bytes", int(round(fit.burst_bytes)), prov)]
+        return out, None
+
+
+def _paced(state) -> str | None:
+    return "fitted by the pacing model (see pacing)" if state.get("paced") else None
+
+
 class ProtocolThreshold(Fitter):
     """The eager/rendezvous switch: the size below the first jump of the curve."""
 
@@ -183,6 +221,8 @@ class ProtocolThreshold(Fitter):
     keys = ("host.eager_threshold_bytes",)
 
     def fit(self, data, platform, state):
+        if _paced(state):
+            return [], "the step after one packet is the pacing's, not a protocol switch"
         jumps = [b for b in state["breaks"] if b.kind == "protocol"]
         if not jumps:
             return [], "no jump in the ping-pong curve (no protocol switch seen)"
@@ -204,6 +244,8 @@ class TokenBucket(Fitter):
     keys = ("network.bucket_gbps", "network.bucket_burst_bytes")
 
     def fit(self, data, platform, state):
+        if _paced(state):
+            return [], _paced(state)
         segs = state["segments"]
         seen = None
         # The last rise: the sustained rate is the one the largest messages see.
@@ -358,7 +400,8 @@ class Noise(Fitter):
             # the noise is the excess over it.
             L0, B = state["line"]
             key = "intranode.latency_us" if data.intranode else "network.latency_us"
-            fastest = L0 + float(np.median([best[s_] - (L0 + 8e-3 * s_ / B) for s_ in sizes]))
+            at = state.get("model_us") or (lambda s_: L0 + 8e-3 * s_ / B)
+            fastest = L0 + float(np.median([best[s_] - at(s_) for s_ in sizes]))
             out.append(Fitted(key, _stored(max(fastest, 0.0)),
                               f"the fastest trial's latency (the line through all trials moved "
                               f"to it); {prov}"))
@@ -367,7 +410,7 @@ class Noise(Fitter):
 
 def fitters(intranode: bool) -> list[Fitter]:
     # Breakpoint fitters first: they decide whether the line fit may use segments.
-    return [ProtocolThreshold(), TokenBucket(), PingPongLine(intranode), RoundTripSolve(),
+    return [Pacing(), ProtocolThreshold(), TokenBucket(), PingPongLine(intranode), RoundTripSolve(),
             NicMessage(), Noise()]
 
 

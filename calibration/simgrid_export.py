@@ -10,7 +10,8 @@ to the same contract (CM02, no cross-traffic, no TCP window bound) and carry the
 costs (smpi/os, smpi/or: offset and per-byte seconds) and the per-size breakpoints
 found by the fit (smpi/bw-factor and smpi/lat-factor, one factor per segment, relative
 to the platform's bandwidth and latency; smpi/async-small-thresh and
-smpi/send-is-detached-thresh at a fitted eager threshold).
+smpi/send-is-detached-thresh at a fitted eager threshold). A paced platform's factors
+come from its pacing and bucket instead (_paced_factors).
 """
 from __future__ import annotations
 
@@ -41,6 +42,11 @@ def simgrid_texts(platform, segments=(), eager_threshold: int | None = None) -> 
              f"--cfg=smpi/os:0:{_num(p.send_overhead_us * 1e-6)}:{_num(per_byte_s)}",
              f"--cfg=smpi/or:0:{_num(p.recv_overhead_us * 1e-6)}:{_num(per_byte_s)}"]
     bw, lat = [], []
+    if p.pacing_gbps:
+        segments = ()
+        for start, bw_f, lat_f in _paced_factors(p):
+            bw.append(f"{start}:{_num(bw_f)}")
+            lat.append(f"{start}:{_num(lat_f)}")
     for seg in segments:
         start = 0 if not bw else seg.first_bytes
         bw.append(f"{start}:{_num(_bw_factor(seg, p.bandwidth_gbps))}")
@@ -51,6 +57,21 @@ def simgrid_texts(platform, segments=(), eager_threshold: int | None = None) -> 
         flags += [f"--cfg=smpi/async-small-thresh:{eager_threshold}",
                   f"--cfg=smpi/send-is-detached-thresh:{eager_threshold}"]
     return xml, "\n".join(flags) + "\n"
+
+
+def _paced_factors(p) -> list[tuple[int, float, float]]:
+    """(first size, bandwidth factor, latency factor) of a paced platform. SMPI's
+    bandwidth factor bounds each flow, not the link, as pacing does: one packet at the
+    link's rate, then the paced rate; with a token bucket, the sustained rate from where
+    the engine's ping-pong reaches it (s* = b / (1 - r/p)) with the latency that keeps
+    the line L + (s - b)/r. SMPI has no bucket: a burst of messages does not drain it."""
+    out = [(0, 1.0, 1.0), (p.pacing_above_bytes + 1, p.pacing_gbps / p.bandwidth_gbps, 1.0)]
+    r, pace = p.bucket_gbps, p.pacing_gbps
+    if r and r < pace and p.latency_us:
+        crossing = p.bucket_burst_bytes / (1 - r / pace)
+        intercept = p.latency_us - 8e-3 * p.bucket_burst_bytes / r
+        out.append((int(crossing) + 1, r / p.bandwidth_gbps, max(intercept, 0.0) / p.latency_us))
+    return out
 
 
 def _determined(seg) -> bool:

@@ -1,0 +1,1 @@
+nice -n -15 hopsim calibrate --live --emulate-cluster 2 --link-rate 200mbit --base base-shm.toml --nodes 4 --out fit-hopbench.toml  # its live ping-pong (python -m hopsim.calibration.demo --out DIR --trials 5, step 1; load 1.1)

@@ -1,0 +1,1 @@
+nice -n -15 hopsim live --emulate-cluster 4 --link-rate 200mbit --workload roundtrip --ranks 4 --ranks-per-node 1 --out roundtrip-4x1-t1 --json --request-bytes 4000 --reply-bytes 4000 --exchanges 200 --destinations shared --reception any-source --oversubscribe  # load 2.2
