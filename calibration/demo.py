@@ -81,14 +81,16 @@ def live_args(label, workload, ranks, rpn, out: Path, link_rate: str) -> list[st
 
 
 def smpi_cases(platform, smpi_flags: str, runs_dir: Path, log) -> dict:
-    """Each case once under SMPI: the platform without the token bucket, plus the per-size
-    factors calibrate exported (.smpi), which carry the burst and the sustained rate."""
+    """Each case once under SMPI: the platform without the token bucket and the pacing,
+    plus the per-size factors calibrate exported (.smpi), which carry the paced rate (a
+    per-flow bound in SMPI as in the engine), the burst and the sustained rate."""
     from .smpi import run_smpi
 
     extra = [f for f in smpi_flags.split() if f.split(":")[0] in (
         "--cfg=smpi/bw-factor", "--cfg=smpi/lat-factor", "--cfg=network/model",
         "--cfg=smpi/async-small-thresh", "--cfg=smpi/send-is-detached-thresh")]
-    plat = platform.replace(bucket_gbps=0.0, bucket_burst_bytes=0.0, eager_threshold_bytes=None,
+    plat = platform.replace(bucket_gbps=0.0, bucket_burst_bytes=0.0, pacing_gbps=0.0,
+                            pacing_above_bytes=0, eager_threshold_bytes=None,
                             noise_scope="off", noise_median_us=0.0, noise_sigma=0.0,
                             pass_us=SMPI_PASS_US, provenance={})
     out = {}
