@@ -82,12 +82,12 @@ def live_args(label, workload, ranks, rpn, out: Path, link_rate: str) -> list[st
 
 def smpi_cases(platform, smpi_flags: str, runs_dir: Path, log) -> dict:
     """Each case once under SMPI: the platform without the token bucket and the pacing,
-    plus the per-size factors calibrate exported (.smpi), which carry the paced rate (a
-    per-flow bound in SMPI as in the engine), the burst and the sustained rate."""
+    plus the flags calibrate exported (.smpi): SimGrid's per-flow TCP window bound at the
+    paced rate, and the per-size factors of the sustained rate."""
     from .smpi import run_smpi
 
     extra = [f for f in smpi_flags.split() if f.split(":")[0] in (
-        "--cfg=smpi/bw-factor", "--cfg=smpi/lat-factor", "--cfg=network/model",
+        "--cfg=smpi/bw-factor", "--cfg=smpi/lat-factor", "--cfg=network/model", "--cfg=network/TCP-gamma",
         "--cfg=smpi/async-small-thresh", "--cfg=smpi/send-is-detached-thresh")]
     plat = platform.replace(bucket_gbps=0.0, bucket_burst_bytes=0.0, pacing_gbps=0.0,
                             pacing_above_bytes=0, eager_threshold_bytes=None,

@@ -10,12 +10,14 @@ to the same contract (CM02, no cross-traffic, no TCP window bound) and carry the
 costs (smpi/os, smpi/or: offset and per-byte seconds) and the per-size breakpoints
 found by the fit (smpi/bw-factor and smpi/lat-factor, one factor per segment, relative
 to the platform's bandwidth and latency; smpi/async-small-thresh and
-smpi/send-is-detached-thresh at a fitted eager threshold). A paced platform's factors
-come from its pacing and bucket instead (_paced_factors).
+smpi/send-is-detached-thresh at a fitted eager threshold). A paced platform's flags
+come from its pacing and bucket instead (smpi_platform.pacing_cfg, _sustained).
 """
 from __future__ import annotations
 
 from pathlib import Path
+
+from .smpi_platform import pacing_cfg
 
 
 def _num(x: float) -> str:
@@ -37,41 +39,36 @@ def simgrid_texts(platform, segments=(), eager_threshold: int | None = None) -> 
 </platform>
 """
     per_byte_s = p.per_byte_overhead_ns * 1e-9
-    flags = ["--cfg=network/model:SMPI", "--cfg=network/crosstraffic:0",
-             "--cfg=network/TCP-gamma:1e30",
+    flags = (["--cfg=network/model:SMPI", "--cfg=network/TCP-gamma:1e30"] if not p.pacing_gbps
+             else [f"--cfg={c}" for c in pacing_cfg(p.latency_us, p.pacing_gbps, _sustained(p))])
+    flags += ["--cfg=network/crosstraffic:0",
              f"--cfg=smpi/os:0:{_num(p.send_overhead_us * 1e-6)}:{_num(per_byte_s)}",
              f"--cfg=smpi/or:0:{_num(p.recv_overhead_us * 1e-6)}:{_num(per_byte_s)}"]
     bw, lat = [], []
-    if p.pacing_gbps:
-        segments = ()
-        for start, bw_f, lat_f in _paced_factors(p):
-            bw.append(f"{start}:{_num(bw_f)}")
-            lat.append(f"{start}:{_num(lat_f)}")
-    for seg in segments:
+    for seg in (segments if not p.pacing_gbps else ()):
         start = 0 if not bw else seg.first_bytes
         bw.append(f"{start}:{_num(_bw_factor(seg, p.bandwidth_gbps))}")
         lat.append(f"{start}:{_num(_lat_factor(seg, p.latency_us, p.bandwidth_gbps))}")
-    flags.append(f"--cfg=smpi/bw-factor:{';'.join(bw) or '0:1'}")
-    flags.append(f"--cfg=smpi/lat-factor:{';'.join(lat) or '0:1'}")
+    if not p.pacing_gbps:
+        flags.append(f"--cfg=smpi/bw-factor:{';'.join(bw) or '0:1'}")
+        flags.append(f"--cfg=smpi/lat-factor:{';'.join(lat) or '0:1'}")
     if eager_threshold is not None:
         flags += [f"--cfg=smpi/async-small-thresh:{eager_threshold}",
                   f"--cfg=smpi/send-is-detached-thresh:{eager_threshold}"]
     return xml, "\n".join(flags) + "\n"
 
 
-def _paced_factors(p) -> list[tuple[int, float, float]]:
-    """(first size, bandwidth factor, latency factor) of a paced platform. SMPI's
-    bandwidth factor bounds each flow, not the link, as pacing does: one packet at the
-    link's rate, then the paced rate; with a token bucket, the sustained rate from where
-    the engine's ping-pong reaches it (s* = b / (1 - r/p)) with the latency that keeps
-    the line L + (s - b)/r. SMPI has no bucket: a burst of messages does not drain it."""
-    out = [(0, 1.0, 1.0), (p.pacing_above_bytes + 1, p.pacing_gbps / p.bandwidth_gbps, 1.0)]
+def _sustained(p) -> tuple[int, float, float] | None:
+    """A paced platform's token bucket for SMPI, which has none: the sustained rate r as a
+    factor of the paced one from where the engine's ping-pong reaches it
+    (s* = b / (1 - r/p)), with the latency factor that keeps its line L + (s - b)/r. A
+    burst of messages does not drain anything in SMPI."""
     r, pace = p.bucket_gbps, p.pacing_gbps
-    if r and r < pace and p.latency_us:
-        crossing = p.bucket_burst_bytes / (1 - r / pace)
-        intercept = p.latency_us - 8e-3 * p.bucket_burst_bytes / r
-        out.append((int(crossing) + 1, r / p.bandwidth_gbps, max(intercept, 0.0) / p.latency_us))
-    return out
+    if not (r and r < pace and p.latency_us):
+        return None
+    crossing = p.bucket_burst_bytes / (1 - r / pace)
+    intercept = p.latency_us - 8e-3 * p.bucket_burst_bytes / r
+    return int(crossing) + 1, r / pace, max(intercept, 0.0) / p.latency_us
 
 
 def _determined(seg) -> bool:

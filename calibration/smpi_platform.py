@@ -9,6 +9,10 @@ intra-node path. The flags give SMPI hopsim's network contract and host costs:
     network/model:CM02, network/crosstraffic:0, network/TCP-gamma:1e30
         one message of s bytes takes latency + s/bandwidth (no factors, no ACK flow,
         no TCP window bound) -- the engine's configure_network_model()
+    network/model:SMPI, network/TCP-gamma = 2 L p
+        instead, on a paced platform: SimGrid's TCP window bound caps each flow at p, as
+        the engine's pacing caps each message above P bytes (pacing_cfg(); messages up
+        to P are paced too under SMPI)
     smpi/async-small-thresh, smpi/send-is-detached-thresh = 1 GiB
         every send is eager, as in the engine (no rendezvous handshake)
     smpi/os, smpi/ois  = 0:send_overhead_us:per_byte_overhead_ns  (blocking, non-blocking send)
@@ -31,7 +35,8 @@ GIB = 1 << 30
 # Engine keys this mapping expresses; any other key must hold a neutral value.
 _MAPPED = {"name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps", "topology",
            "topology_parameters", "intra_latency_us", "intra_bandwidth_gbps", "send_overhead_us",
-           "recv_overhead_us", "per_byte_overhead_ns", "pass_us", "reception", "gap_us"}
+           "recv_overhead_us", "per_byte_overhead_ns", "pass_us", "reception", "gap_us",
+           "pacing_gbps", "pacing_above_bytes"}
 
 
 # The engine's "mechanism off" values that are not zero-like: -1 is "always eager" (SMPI
@@ -99,11 +104,39 @@ def cfg_flags(spec: dict) -> list[str]:
     send = f"0:{spec['send_overhead_us'] * 1e-6:.17g}:{per_byte:.17g}"
     recv = f"0:{spec['recv_overhead_us'] * 1e-6:.17g}:{per_byte:.17g}"
     return [f"--cfg={c}" for c in (
-        "network/model:CM02", "network/crosstraffic:0", "network/TCP-gamma:1e30",
+        *_network_model(spec), "network/crosstraffic:0",
         f"smpi/async-small-thresh:{GIB}", f"smpi/send-is-detached-thresh:{GIB}",
         f"smpi/os:{send}", f"smpi/ois:{send}", f"smpi/or:{recv}",
         f"smpi/iprobe:{spec['pass_us'] * 1e-6:.17g}", "smpi/grow-injected-times:no",
         "smpi/test:0", "smpi/simulate-computation:no", "smpi/wtime:0")]
+
+
+def pacing_cfg(latency_us: float, pacing_gbps: float, sustained: tuple[int, float, float] | None = None) -> list[str]:
+    """SimGrid settings that bound each flow, not the link, at the paced rate p: SimGrid's
+    TCP window bound gamma / (2 x route latency) is per flow, so gamma = 2 L p caps every
+    node-to-node flow at p. (SMPI's bandwidth factor is no per-flow bound: two flows at
+    factor f share a link as two flows at full rate would, each getting f R/2; measured,
+    4 ranks exchanging 10000 B on 2 nodes took L + 2s/p with it, L + s/p with gamma.)
+    `sustained` = (first size, rate factor, latency factor) adds a step for a token
+    bucket's sustained rate. What SimGrid 3.32 cannot say: a factor above 1 does not lift
+    the window bound, so a message of one packet (up to pacing_above_bytes) is paced too
+    (L + s/p instead of L + s/R), and an intra-node flow is capped at p L / L_intra."""
+    gamma = 2 * latency_us * 1e-6 * pacing_gbps * 1e9 / 8
+    bw = ["0:1"]
+    lat = ["0:1"]
+    if sustained is not None:
+        start, rate_factor, lat_factor = sustained
+        bw.append(f"{start}:{rate_factor:.17g}")
+        lat.append(f"{start}:{lat_factor:.17g}")
+    return ["network/model:SMPI", f"network/TCP-gamma:{gamma:.17g}",
+            f"smpi/bw-factor:{';'.join(bw)}", f"smpi/lat-factor:{';'.join(lat)}"]
+
+
+def _network_model(spec: dict) -> list[str]:
+    """CM02 without a TCP window bound; a paced platform's bound per flow instead."""
+    if not spec.get("pacing_gbps"):
+        return ["network/model:CM02", "network/TCP-gamma:1e30"]
+    return pacing_cfg(spec["latency_us"], spec["pacing_gbps"])
 
 
 def hostfile(spec: dict, ranks: int, ranks_per_node: int) -> str:

@@ -100,10 +100,11 @@ def test_pacing_above_needs_a_pacing_rate():
         TRUTH.replace(pacing_gbps=0.0)
 
 
-def test_smpi_factors_bound_each_flow_at_the_paced_and_sustained_rates():
+def test_smpi_flags_bound_each_flow_at_the_paced_rate_then_the_sustained_one():
     _, flags = simgrid_texts(TRUTH)
-    bw = next(l for l in flags.splitlines() if "bw-factor" in l).split(":", 1)[1]
-    steps = [tuple(float(x) for x in part.split(":")) for part in bw.split(";")]
+    cfg = dict(l.removeprefix("--cfg=").split(":", 1) for l in flags.split())
+    # gamma / (2 L) = p: 2 x 5.6e-6 s x 0.38e9/8 B/s.
+    assert float(cfg["network/TCP-gamma"]) == pytest.approx(2 * 5.6e-6 * 0.38e9 / 8)
+    steps = [tuple(float(x) for x in part.split(":")) for part in cfg["smpi/bw-factor"].split(";")]
     crossing = 240000 / (1 - 0.19 / 0.38)
-    assert steps == [(0, 1.0), (1025, pytest.approx(0.38 / 9.0)),
-                     (int(crossing) + 1, pytest.approx(0.19 / 9.0))]
+    assert steps == [(0, 1.0), (int(crossing) + 1, pytest.approx(0.19 / 0.38))]
