@@ -1,10 +1,10 @@
 """Pacing: a ping-pong curve that steps up after one packet and then climbs at a
 connection's own rate.
 
-Over TCP, a message that fits one packet leaves at once, at the link's rate R. A longer
-one is paced: Linux spaces a connection's packets at about twice the rate it estimated
-for that connection, so the message climbs at a rate p far below R, and this rate binds
-each connection alone, not the link (docs/model.md, "Pacing"). The one-way ping-pong time
+Over TCP through Linux tbf (measured, docs/model.md "Pacing"), a message that fits one
+packet leaves at once, at the link's rate R; a longer one climbs at a rate p far below R,
+about twice the tbf's rate, and that rate binds each connection alone, not the link.
+Which kernel mechanism spaces the packets was not isolated. The one-way ping-pong time
 is then, with the engine's pacing (`network.pacing_gbps`, `pacing_above_bytes` = P)
 
     t(s) = L + s / R    for s <= P
