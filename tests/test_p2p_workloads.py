@@ -208,3 +208,34 @@ def test_osu_bw_table_layout():
         "1                         3.12",
         "4194304                 125.00",
     ]
+
+
+@pytest.mark.parametrize("tool, path, kind, ranks, keys", [
+    ("imb", "imb/IMB-MPI1-p2p-np4-tcp.txt", "sendrecv", 4,
+     {"bytes", "repetitions", "t_min_us", "t_max_us", "t_avg_us", "mbytes_per_sec"}),
+    ("imb", "imb/IMB-MPI1-p2p-np4-tcp.txt", "pingping", 2,
+     {"bytes", "repetitions", "t_us", "mbytes_per_sec"}),
+    ("imb", "imb/IMB-MPI1-p2p-np4-tcp.txt", "pingpong", 2,
+     {"bytes", "latency_us", "bandwidth_mbytes_per_sec"}),
+    ("osu", "osu/osu_bw-7.4-tcp.txt", "bandwidth", 2,
+     {"bytes", "window", "iterations", "window_us", "bandwidth_mbytes_per_sec"}),
+])
+def test_live_osu_and_imb_results_are_read_by_the_calibration_parsers(tool, path, kind, ranks, keys):
+    # A live run's raw output (here a real one of this machine) becomes simulate's rows,
+    # and that JSON validates like a simulated one: one case per printed size.
+    from hopsim.calibration.live import _interpret
+    from hopsim.workload import make_workload
+
+    stdout = (DATA / path).read_text()
+    work = make_workload(kind, ranks)
+    text, out = _interpret(tool, stdout, {}, work, "live:localhost", work.parameters(), 1.0, {})
+    assert text == stdout
+    rows = out["results"]["rows"]
+    measured = [m for m in parse_text(stdout, "raw", tool) if m.workload == kind and m.ranks == ranks]
+    assert len(rows) == len({m.size for m in measured}) > 0
+    assert all(set(r) == keys for r in rows)
+    cases, _ = cases_of(parse_text(json.dumps(out), "live.json"))
+    assert {c.workload for c in cases} == {kind} and len(cases) == len(rows)
+    if kind == "bandwidth":
+        assert rows[-1]["window_us"] == pytest.approx(rows[-1]["bytes"] * 64 / rows[-1]["bandwidth_mbytes_per_sec"])
+        assert all(c.run["window"] == 64 for c in cases)
