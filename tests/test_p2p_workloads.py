@@ -258,3 +258,16 @@ def test_kept_live_runs_reread_to_their_json(folder, tool, kind, ranks):
                         kept["parameters"], 1.0, {})
     assert out["results"] == kept["results"]
     assert len(kept["results"]["rows"]) == 21 + (kind != "bandwidth")
+
+
+@pytest.mark.parametrize("transport", ["flow", "queue"])
+@pytest.mark.parametrize("kind, ranks, params", [
+    ("bandwidth", 2, dict(sizes=[1, 65536], iterations=3, window=8)),
+    ("pingping", 2, dict(sizes=[0, 65536], repetitions=20)),
+    ("sendrecv", 4, dict(sizes=[0, 65536], repetitions=20))])
+def test_noisy_runs_follow_the_seed_on_both_transports(transport, kind, ranks, params):
+    p = platform(noise_scope="message", noise_median_us=5.0, noise_sigma=0.5)
+    runs = [hopsim.simulate(p, kind, ranks=ranks, seed=s, transport=transport, **params).results
+            for s in (3, 3, 4)]
+    assert runs[0] == runs[1]
+    assert runs[0] != runs[2]
