@@ -81,7 +81,7 @@ BOUNDS: dict[str, Bound] = {
     "ranks_per_node": Bound("int", 1, MAX_CORES, "ranks", "at most nodes.cores"),
     "seed": Bound("int", 0, UINT64_MAX, "", "the engine's uint64 seed"),
     "sizes": Bound("int", 0, INT32_MAX, "bytes", "an MPI count of MPI_BYTE is a C int"),
-    "iterations": Bound("int", 0, INT32_MAX, "", "osu_latency's int loop count (0: its default)"),
+    "iterations": Bound("int", 0, INT32_MAX, "", "osu_latency's and osu_bw's int loop counts (0: their defaults)"),
     "repetitions": Bound("int", 0, INT32_MAX, "", "IMB's int repetitions (0: its table)"),
     "window": Bound("int", 1, 1000, "sends", "osu_bw keeps a window's requests in an array of MAX_REQ_NUM = 1000"),
     "request_bytes": Bound("int", 0, INT32_MAX, "bytes", "an MPI count of MPI_BYTE is a C int"),
