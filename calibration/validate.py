@@ -39,6 +39,8 @@ _BANDWIDTH = {("osu_bw", "bandwidth_mbytes_per_sec"), ("hopsim", "bandwidth_mbyt
 # Simulated osu_bw windows per size at most (osu_bw's own count above 8 KiB); its files
 # do not print their count. Without noise every window is the same.
 MAX_WINDOWS = 20
+# The statistic of a bandwidth case: bytes / bandwidth_mbytes_per_sec.
+US_PER_MESSAGE = "us_per_message"
 _ROUNDTRIP = {("latency_checker", "lc_average_of_averages_us"): "lc_average_of_averages_us",
               ("hopsim", "lc_average_of_averages_us"): "lc_average_of_averages_us",
               ("ray", "ray_average_for_all_ranks_us"): "ray_average_for_all_ranks_us"}
@@ -113,7 +115,7 @@ def case_of(m: Measurement, ranks_per_node: int | None = None) -> Case | None:
         if not m.size or m.value <= 0:
             return None
         # osu_bw's MB/s is bytes per microsecond: its inverse is the time per message.
-        common["measured_us"] = m.size / m.value
+        common.update(measured_us=m.size / m.value, statistic=US_PER_MESSAGE)
         replay = dict(m.replay)
         return Case(workload="bandwidth", bytes=m.size, **common,
                     run={"sizes": [m.size], "iterations": min(reps or MAX_WINDOWS, MAX_WINDOWS),

@@ -144,7 +144,7 @@ def test_real_osu_bw_file_compares_the_time_per_message():
     cases, skipped = cases_of(ms)
     assert len(cases) == len(ms) and not skipped
     for c, m in zip(cases, ms):
-        assert c.workload == "bandwidth" and c.ranks == 2
+        assert c.workload == "bandwidth" and c.ranks == 2 and c.statistic == "us_per_message"
         assert c.measured_us == pytest.approx(m.size / m.value)
         assert c.run["window"] == 64
     report = validate(platform(nodes=2), [str(path)])
