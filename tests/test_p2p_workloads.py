@@ -241,17 +241,18 @@ def test_live_osu_and_imb_results_are_read_by_the_calibration_parsers(tool, path
         assert all(c.run["window"] == 64 for c in cases)
 
 
+@pytest.mark.parametrize("trial", [1, 2, 3])
 @pytest.mark.parametrize("folder, tool, kind, ranks", [
     ("imb-pingping-2x200mbit", "imb", "pingping", 2),
     ("imb-sendrecv-4x200mbit", "imb", "sendrecv", 4),
     ("osu_bw-2x200mbit", "osu", "bandwidth", 2)])
-def test_kept_live_runs_reread_to_their_json(folder, tool, kind, ranks):
+def test_kept_live_runs_reread_to_their_json(folder, tool, kind, ranks, trial):
     # The live runs docs/workloads.md reports: their raw output, read again, gives the
     # results their result.json holds.
     from hopsim.calibration.live import _interpret
     from hopsim.workload import make_workload
 
-    run = DATA / "live" / folder
+    run = DATA / "live" / f"{folder}-t{trial}"
     kept = json.loads((run / "result.json").read_text())
     work = make_workload(kind, ranks, sizes=kept["parameters"]["sizes"])
     _, out = _interpret(tool, (run / f"{tool}.stdout").read_text(), {}, work, kept["platform"],
