@@ -9,7 +9,8 @@ under the flow transport unless the row says "queue" (network.transport, docs/mo
 The estimate is meant as an upper bound: a ratio (estimate / measured) below 1 on any row
 means the constants in hopsim.bounds must grow. Rows vary one term of the formula at a time:
 ranks (any-to-any round trips, 1 rank per node), nodes (16 ranks per node), recorded round
-trips (2 ranks, many exchanges), the random overlay's n x n table, and the exchange workload.
+trips (2 ranks, many exchanges), the random overlay's n x n table, the exchange and sendrecv
+workloads, and osu_bw's largest window.
 --huge adds 32768 and 65536 ranks, and 2^20 ranks on the queue transport (minutes).
 
 It also times `hopsim topology` statistics (all n(n-1) routes) at growing sizes, the
@@ -48,6 +49,9 @@ CASES = [
     ("de Bruijn overlay 4096 ranks", 4096, 1,
      dict(kind="roundtrip", ranks=4096, exchanges=2, overlay="debruijn", reply_bytes=0)),
     ("exchange 4096 ranks", 4096, 1, dict(kind="exchange", ranks=4096, sizes=[1024], repetitions=2)),
+    ("sendrecv 4096 ranks", 4096, 1, dict(kind="sendrecv", ranks=4096, sizes=[1024], repetitions=2)),
+    ("bandwidth window 1000", 2, 1, dict(kind="bandwidth", ranks=2, sizes=[1024], iterations=2,
+                                         window=1000)),
     ("queue: roundtrip 16384 ranks", 16384, 1, dict(kind="roundtrip", ranks=16384, exchanges=2)),
     ("queue: roundtrip 65536 ranks, 16/node", 4096, 16,
      dict(kind="roundtrip", ranks=65536, ranks_per_node=16, exchanges=2)),

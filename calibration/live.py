@@ -25,9 +25,14 @@ from .. import workload_flags  # the same flags as simulate
 TOOLS = ("hopbench", "netpipe", "imb", "osu", "latency_checker")
 _TOOL_BINARY = {"netpipe": "NPopenmpi", "imb": "IMB-MPI1", "osu": "osu_latency",
                 "latency_checker": "latency_checker"}
+# OSU has one program per test.
+_OSU_BINARY = {"pingpong": "osu_latency", "bandwidth": "osu_bw"}
+# IMB-MPI1's benchmark of each workload.
+_IMB_BENCHMARK = {"pingpong": "PingPong", "exchange": "Exchange", "pingping": "PingPing",
+                  "sendrecv": "Sendrecv"}
 # Workloads each third-party tool measures.
 _TOOL_WORKLOADS = {"hopbench": ("pingpong", "roundtrip", "exchange"), "netpipe": ("pingpong",),
-                   "osu": ("pingpong",), "imb": ("pingpong", "exchange"),
+                   "osu": tuple(_OSU_BINARY), "imb": tuple(_IMB_BENCHMARK),
                    "latency_checker": ("roundtrip",)}
 # Busy-polling by construction: their pass loop spins on MPI_Iprobe. The others block in
 # MPI calls, which yield the core while waiting once mpi_yield_when_idle is set.
@@ -42,14 +47,14 @@ def hopbench_path() -> Path:
     return Path(__file__).resolve().parent / "hopbench" / "hopbench"
 
 
-def _find_tool(tool: str, tool_path: str | None) -> str:
+def _find_tool(tool: str, tool_path: str | None, workload: str = "pingpong") -> str:
     if tool == "hopbench":
         path = Path(tool_path) if tool_path else hopbench_path()
         if not path.is_file():
             raise InputError("hopbench was not built (no MPI C compiler when hopsim was installed); "
                              "install Open MPI (libopenmpi-dev) and reinstall hopsim")
         return str(path)
-    name = _TOOL_BINARY[tool]
+    name = _OSU_BINARY[workload] if tool == "osu" else _TOOL_BINARY[tool]
     if tool_path:
         if not (Path(tool_path).is_file() and os.access(tool_path, os.X_OK)):
             raise InputError(f"--tool-path: {tool_path} is not an executable file")
@@ -82,9 +87,12 @@ def tool_arguments(tool: str, work, raw_dir: Path) -> list[str]:
     if tool == "netpipe":
         return ["-o", str(raw_dir / "np.out"), "-u", str(max(_max_size(work), 1))]
     if tool == "osu":
-        return ["-m", f"{min(work.sizes)}:{_max_size(work)}"]
+        args = ["-m", f"{min(work.sizes)}:{_max_size(work)}"]
+        if work.kind == "bandwidth":  # osu_bw's -i (windows per size) and -W (its window)
+            args += ["-W", str(work.window)] + (["-i", str(work.iterations)] if work.iterations else [])
+        return args
     if tool == "imb":
-        return ["PingPong" if work.kind == "pingpong" else "Exchange", "-npmin", str(work.ranks),
+        return [_IMB_BENCHMARK[work.kind], "-npmin", str(work.ranks),
                 "-msglog", f"0:{max(_max_size(work), 1).bit_length() - 1}"]
     return ["-message-size", str(work.request_bytes), "-exchanges", str(work.exchanges)]
 
@@ -128,7 +136,7 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         if work.nodes_used > emulate_cluster:
             raise InputError(f"--ranks: {ranks} ranks at {ranks_per_node} per host need "
                              f"{work.nodes_used} hosts; --emulate-cluster gives {emulate_cluster}")
-    binary = _find_tool(tool, tool_path)
+    binary = _find_tool(tool, tool_path, workload)
     mpirun = shutil.which("mpirun")
     if mpirun is None:
         raise InputError("mpirun is not on PATH: live runs need Open MPI (openmpi-bin)")
@@ -251,7 +259,47 @@ def _interpret(tool, stdout, raw_files, work, platform, parameters, wall, live):
                 for m in parse_text(raw_files["np.out"], "np.out", "netpipe")
                 if m.statistic == "latency_us"]
         out["results"] = {"rows": rows}
+    if tool in ("osu", "imb"):
+        out["results"] = {"rows": _tool_rows(tool, stdout, work)}
     return (raw_files.get("np.out") or stdout), out
+
+
+# simulate's row keys for what the OSU and IMB parsers read (statistic -> row key).
+_ROW_KEYS = {"latency_us": "latency_us", "t_us": "t_us", "t_min_us": "t_min_us",
+             "t_max_us": "t_max_us", "t_avg_us": "t_avg_us", "mbytes_per_sec": "mbytes_per_sec",
+             "bandwidth_mbytes_per_sec": "bandwidth_mbytes_per_sec"}
+
+
+def _tool_rows(tool: str, stdout: str, work) -> list[dict]:
+    """osu_latency's, osu_bw's or IMB's table read by the calibration parsers (one reader
+    of each format), in the shape of simulate's rows for the workload."""
+    from .parsers import parse_text
+
+    rows: dict[int, dict] = {}
+    for m in parse_text(stdout, f"{tool} output", tool):
+        if (m.workload != work.kind or m.ranks != work.ranks or m.rank is not None
+                or m.statistic not in _ROW_KEYS):
+            continue
+        row = rows.setdefault(m.size, {"bytes": m.size})
+        if m.repetitions is not None:
+            row["repetitions"] = m.repetitions
+        row[_ROW_KEYS[m.statistic]] = m.value
+    out = []
+    for size, row in rows.items():
+        if work.kind == "pingpong":
+            # IMB's PingPong prints t (half the round trip) and its MB/s: osu_latency's
+            # latency and bandwidth (10^6 bytes, as simulate's rows).
+            latency = row.get("latency_us", row.get("t_us"))
+            row = {"bytes": size, "latency_us": latency,
+                   "bandwidth_mbytes_per_sec": size / latency if latency else 0.0}
+        elif work.kind == "bandwidth":
+            bw = row["bandwidth_mbytes_per_sec"]
+            # osu_bw does not print its count: None unless -i gave it.
+            row = {"bytes": size, "window": work.window, "iterations": work.iterations or None,
+                   "window_us": size * work.window / bw if bw > 0 else None,
+                   "bandwidth_mbytes_per_sec": bw}
+        out.append(row)
+    return out
 
 
 def _write_outputs(out_dir: Path, tool, cmd, stdout, stderr, raw_files, result, text):

@@ -16,8 +16,8 @@ class Measurement:
 
     tool: the program that printed it ("osu_latency", "osu_bw", "imb", "netpipe",
     "latency_checker", "ray", "hopsim"). workload: hopsim's workload when it has one
-    ("pingpong", "exchange", "roundtrip"), otherwise the tool's benchmark in lower case
-    ("osu_bw", "pingping", "sendrecv", "allreduce", ...). size: bytes per message (for a
+    ("pingpong", "exchange", "roundtrip", "bandwidth" for osu_bw, "pingping", "sendrecv"),
+    otherwise the tool's benchmark in lower case ("allreduce", ...). size: bytes per message (for a
     round trip, the request). statistic: the tool's own statistic with its unit in the
     name ("latency_us" is osu_latency's and NetPIPE's one-way time, half a round trip;
     "t_avg_us" is IMB's; "lc_average_of_averages_us" is latency_checker's). rank: set

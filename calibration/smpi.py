@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from . import live_result, live_routes, smpi_platform
-from .live import LiveError, tool_arguments
+from .live import _TOOL_WORKLOADS, LiveError, tool_arguments
 from .. import workload_flags  # the same flags as simulate
 
 SOURCES = ("hopbench.c", "routes.c", "hopbench.h")
@@ -60,6 +60,9 @@ def run_smpi(platform, workload: str, ranks: int, ranks_per_node: int = 1, *, se
     """Run hopbench under smpirun on `platform`. Returns (JSON dict, tool text)."""
     from ..api import prepare
 
+    if workload not in _TOOL_WORKLOADS["hopbench"]:
+        raise InputError(f"--workload: hopsim smpi runs hopbench, which measures "
+                         f"{', '.join(_TOOL_WORKLOADS['hopbench'])}, not {workload}")
     if reception is not None:
         params["reception"] = reception
     plat, work, spec = prepare(platform, workload, ranks, ranks_per_node, seed, **params)

@@ -5,10 +5,12 @@
     report.to_dict()   # {"cases": [...], "median_abs_error_pct", "max_abs_error_pct", ...}
 
 A case is one measured value hopsim has a workload for: a one-way ping-pong time
-(osu_latency, NetPIPE, IMB PingPong), an IMB Exchange t_avg, latency_checker's average
-of averages (shared destination sequence, as its srand(time(NULL)) seeding gives), Ray's
-AverageForAllRanks (empty reply, per-rank streams), or a hopsim result. The rest (osu_bw,
-PingPing, Sendrecv, collectives, per-rank values) is listed as not simulated, with why.
+(osu_latency, NetPIPE, IMB PingPong), an IMB Exchange or Sendrecv t_avg, an IMB PingPing
+t, osu_bw's bandwidth (compared as the time per message it implies, bytes / (MB/s) = us),
+latency_checker's average of averages (shared destination sequence, as its
+srand(time(NULL)) seeding gives), Ray's AverageForAllRanks (empty reply, per-rank
+streams), or a hopsim result. The rest (collectives, per-rank values) is listed as not
+simulated, with why.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from ..errors import InputError
+from ..workload import KINDS, OSU_WINDOW
 from .measurement import Measurement
 from .parsers import parse_file
 
@@ -29,7 +32,15 @@ NOISE_SEEDS = 20
 
 _PINGPONG = {("osu_latency", "latency_us"), ("netpipe", "latency_us"), ("imb", "t_us"),
              ("hopsim", "latency_us")}
-_EXCHANGE = {("imb", "t_avg_us"), ("hopsim", "t_avg_us")}
+# IMB's periodic-chain benchmarks (and hopsim's results of them): the statistic compared.
+# PingPing prints one time, the larger of its two ranks'.
+_IMB_CHAIN = {"exchange": "t_avg_us", "sendrecv": "t_avg_us", "pingping": "t_us"}
+_BANDWIDTH = {("osu_bw", "bandwidth_mbytes_per_sec"), ("hopsim", "bandwidth_mbytes_per_sec")}
+# Simulated osu_bw windows per size at most (osu_bw's own count above 8 KiB); its files
+# do not print their count. Without noise every window is the same.
+MAX_WINDOWS = 20
+# The statistic of a bandwidth case: bytes / bandwidth_mbytes_per_sec.
+US_PER_MESSAGE = "us_per_message"
 _ROUNDTRIP = {("latency_checker", "lc_average_of_averages_us"): "lc_average_of_averages_us",
               ("hopsim", "lc_average_of_averages_us"): "lc_average_of_averages_us",
               ("ray", "ray_average_for_all_ranks_us"): "ray_average_for_all_ranks_us"}
@@ -96,9 +107,19 @@ def case_of(m: Measurement, ranks_per_node: int | None = None) -> Case | None:
     if key in _PINGPONG and m.workload == "pingpong":
         return Case(workload="pingpong", bytes=m.size, **common,
                     run={"sizes": [m.size], "iterations": min(reps or MAX_ITERATIONS, MAX_ITERATIONS)})
-    if key in _EXCHANGE and m.workload == "exchange":
-        return Case(workload="exchange", bytes=m.size, **common,
+    if (m.tool in ("imb", "hopsim") and m.workload in _IMB_CHAIN
+            and m.statistic == _IMB_CHAIN[m.workload]):
+        return Case(workload=m.workload, bytes=m.size, **common,
                     run={"sizes": [m.size], "repetitions": min(reps or MAX_ITERATIONS, MAX_ITERATIONS)})
+    if key in _BANDWIDTH and m.workload == "bandwidth":
+        if not m.size or m.value <= 0:
+            return None
+        # osu_bw's MB/s is bytes per microsecond: its inverse is the time per message.
+        common.update(measured_us=m.size / m.value, statistic=US_PER_MESSAGE)
+        replay = dict(m.replay)
+        return Case(workload="bandwidth", bytes=m.size, **common,
+                    run={"sizes": [m.size], "iterations": min(reps or MAX_WINDOWS, MAX_WINDOWS),
+                         "window": replay.get("window", OSU_WINDOW)})
     if key in _ROUNDTRIP and m.size is not None:
         run = {"request_bytes": m.size,
                "reply_bytes": m.reply_size if m.reply_size is not None else m.size,
@@ -112,7 +133,7 @@ def case_of(m: Measurement, ranks_per_node: int | None = None) -> Case | None:
     return None
 
 
-_SIM_STAT = {"pingpong": "latency_us", "exchange": "t_avg_us"}
+_SIM_STAT = {"pingpong": "latency_us", **_IMB_CHAIN}
 
 
 def _simulate_group(platform, cases: list[Case], seed: int = 1, keep_seed: bool = True) -> None:
@@ -133,7 +154,11 @@ def _simulate_group(platform, cases: list[Case], seed: int = 1, keep_seed: bool 
     except InputError as e:
         raise InputError(f"{first.file}:{first.line}: cannot replay {first.label()}: {e} "
                          f"(--nodes and --ranks-per-node set the placement)") from None
-    if first.workload in _SIM_STAT:
+    if first.workload == "bandwidth":
+        by_size = {r["bytes"]: r["window_us"] / r["window"] for r in result["rows"]}
+        for c in cases:
+            c.simulated_us = float(by_size[c.bytes])
+    elif first.workload in _SIM_STAT:
         by_size = {r["bytes"]: r[_SIM_STAT[first.workload]] for r in result["rows"]}
         for c in cases:
             c.simulated_us = float(by_size[c.bytes])
@@ -169,6 +194,9 @@ class Report:
                        "ranks": c.ranks, "ranks_per_node": c.ranks_per_node, "bytes": c.bytes,
                        "statistic": c.statistic, "measured_us": c.measured_us,
                        "simulated_us": c.simulated_us, "error_pct": c.error_pct,
+                       **({"measured_mbytes_per_sec": c.bytes / c.measured_us,
+                           "simulated_mbytes_per_sec": c.bytes / c.simulated_us}
+                          if c.workload == "bandwidth" else {}),
                        **({"simulated_runs": len(c.distribution),
                            "simulated_min_us": min(c.distribution),
                            "simulated_max_us": max(c.distribution),
@@ -203,6 +231,9 @@ class Report:
                              f"{worst.label()}), {len(self.errors())} cases on {self.platform}"
                              + (" (simulated: the median of the seeds' runs; pctile: where the "
                                 "measured value falls among them)" if noisy else ""))
+        if any(c.workload == "bandwidth" for c in self.cases):
+            lines.append("bandwidth: osu_bw's MB/s compared as the time per message it "
+                         "implies, bytes / (MB/s) = us")
         for f, what, why in self.not_simulated:
             lines.append(f"not simulated: {_short(f)}: {what}: {why}")
         return "\n".join(lines) + "\n"
@@ -215,9 +246,11 @@ def _short(path: str) -> str:
 def _why_not(m: Measurement) -> str:
     if m.rank is not None:
         return "per-rank values (the file's all-rank figure is the case)"
-    if m.workload in ("pingpong", "exchange", "roundtrip"):
+    if m.workload in KINDS:
         if m.size is None:
             return "the file does not record the message sizes"
+        if m.workload == "bandwidth" and m.statistic in {s for _, s in _BANDWIDTH}:
+            return "a bandwidth printed as 0.00 MB/s (below the tool's resolution) or of 0 bytes"
         return f"{m.statistic} is not the statistic compared (see docs/validation.md)"
     return f"hopsim has no {m.workload} workload"
 

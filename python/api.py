@@ -38,9 +38,11 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
     """Simulate one workload on one platform.
 
     platform: a Platform, a preset name (hopsim.platforms.list_presets()) or a TOML file.
-    workload: "pingpong" (osu_latency), "roundtrip" (latency_checker / Ray network test)
-    or "exchange" (IMB Exchange). Ranks are placed block-wise, ranks_per_node per node.
-    params: sizes, iterations (pingpong); sizes, repetitions (exchange); request_bytes,
+    workload: "pingpong" (osu_latency), "roundtrip" (latency_checker / Ray network test),
+    "exchange" (IMB Exchange), "bandwidth" (osu_bw), "pingping" (IMB PingPing) or
+    "sendrecv" (IMB Sendrecv). Ranks are placed block-wise, ranks_per_node per node.
+    params: sizes, iterations (pingpong); sizes, iterations, window (bandwidth); sizes,
+    repetitions (exchange, pingping, sendrecv); request_bytes,
     reply_bytes, exchanges, destinations ("independent"/"shared"), overlay (family name
     or networkx graph), degree (roundtrip; seed="ray" with overlay="random" builds
     RayPlatform's own random graph and routes); reception ("any-source"/"round-robin",

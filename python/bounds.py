@@ -83,8 +83,9 @@ BOUNDS: dict[str, Bound] = {
     "ranks_per_node": Bound("int", 1, MAX_CORES, "ranks", "at most nodes.cores"),
     "seed": Bound("int", 0, UINT64_MAX, "", "the engine's uint64 seed"),
     "sizes": Bound("int", 0, INT32_MAX, "bytes", "an MPI count of MPI_BYTE is a C int"),
-    "iterations": Bound("int", 0, INT32_MAX, "", "osu_latency's int loop count (0: its default)"),
+    "iterations": Bound("int", 0, INT32_MAX, "", "osu_latency's and osu_bw's int loop counts (0: their defaults)"),
     "repetitions": Bound("int", 0, INT32_MAX, "", "IMB's int repetitions (0: its table)"),
+    "window": Bound("int", 1, 1000, "sends", "osu_bw keeps a window's requests in an array of MAX_REQ_NUM = 1000"),
     "request_bytes": Bound("int", 0, INT32_MAX, "bytes", "an MPI count of MPI_BYTE is a C int"),
     "reply_bytes": Bound("int", 0, INT32_MAX, "bytes", "an MPI count of MPI_BYTE is a C int"),
     "exchanges": Bound("int", 1, INT32_MAX, "", "latency_checker's int; memory_estimate() bounds ranks x exchanges"),
@@ -224,10 +225,12 @@ def memory_estimate(nodes: int, ranks: int, kind: str, exchanges: int = 0, overl
     comms), under queue 64 B and 256 B. in_flight
     is the messages that can be in flight at once: 2 per rank for roundtrip (a request or
     a reply, and a relayed copy), 4 per rank for exchange (two sends, two receives), 2
-    for pingpong.
+    per rank for sendrecv and pingping (a send, a receive), the largest window and its
+    acknowledgement for bandwidth (1001), 2 for pingpong.
     """
     queue = transport == "queue"
-    in_flight = {"roundtrip": 2 * ranks, "exchange": 4 * ranks}.get(kind, 2)
+    in_flight = {"roundtrip": 2 * ranks, "exchange": 4 * ranks, "sendrecv": 2 * ranks,
+                 "pingping": 2 * ranks, "bandwidth": 1001}.get(kind, 2)
     per_node = PER_NODE_BYTES_UNGUARDED if nodes > UNGUARDED_FROM else PER_NODE_BYTES
     total = BASE_BYTES + (PER_NODE_BYTES_QUEUE if queue else per_node) * nodes
     total += PER_RANK_BYTES * ranks

@@ -1,7 +1,7 @@
 """The real tools' own text outputs, so a simulated run reads like a real one.
 
 Layouts follow the tools' printf formats (docs/workloads.md):
-osu_latency "%-10d%20.2f", IMB "%13d%13d%13.2f%13.2f%13.2f%13.2f", latency_checker's
+osu_latency and osu_bw "%-10d%20.2f", IMB "%13d%13d%13.2f%13.2f%13.2f%13.2f", latency_checker's
 lines, and Ray's NetworkTest.txt (C++ stream defaults: integers per rank, 6 significant
 digits for the all-rank figures).
 
@@ -21,7 +21,6 @@ from .result import Result
 # The osu_latency release whose header and column layout this reproduces (5.x; 7.x
 # renamed the column "Avg Latency(us)").
 OSU_VERSION = "5.8"
-IMB_RULE = "#" + "-" * 77
 
 
 def osu_latency(result: Result) -> str:
@@ -31,15 +30,37 @@ def osu_latency(result: Result) -> str:
     return "\n".join(lines) + "\n"
 
 
-def imb_exchange(result: Result) -> str:
-    head = ["#bytes", "#repetitions", "t_min[usec]", "t_max[usec]", "t_avg[usec]", "Mbytes/sec"]
-    lines = [IMB_RULE, "# Benchmarking Exchange", f"# #processes = {result.ranks}", IMB_RULE,
-             "".join(f"{h:>13}" for h in head)]
+def osu_bw(result: Result) -> str:
+    lines = [f"# OSU MPI Bandwidth Test v{OSU_VERSION}", f"{'# Size':<10}{'Bandwidth (MB/s)':>20}"]
+    for row in result.results["rows"]:
+        lines.append(f"{row['bytes']:<10d}{_printf(row['bandwidth_mbytes_per_sec'], '>20.2f')}")
+    return "\n".join(lines) + "\n"
+
+
+# IMB's block titles and time columns per workload: PingPing prints one time (the
+# larger of its two ranks', t[usec]), the chain benchmarks the range over the ranks.
+_IMB = {"exchange": ("Exchange", ("t_min_us", "t_max_us", "t_avg_us")),
+        "sendrecv": ("Sendrecv", ("t_min_us", "t_max_us", "t_avg_us")),
+        "pingping": ("PingPing", ("t_us",))}
+_IMB_HEAD = {"t_us": "t[usec]", "t_min_us": "t_min[usec]", "t_max_us": "t_max[usec]",
+             "t_avg_us": "t_avg[usec]"}
+
+
+def imb(result: Result) -> str:
+    """IMB-MPI1's block for the workload's benchmark."""
+    name, times = _IMB[result.workload]
+    head = "".join(f"{h:>13}" for h in
+                   ["#bytes", "#repetitions", *(_IMB_HEAD[t] for t in times), "Mbytes/sec"])
+    rule = "#" + "-" * (len(head) - 1)  # IMB rules its blocks as wide as the table
+    lines = [rule, f"# Benchmarking {name}", f"# #processes = {result.ranks}", rule, head]
     for r in result.results["rows"]:
         lines.append(f"{r['bytes']:13d}{r['repetitions']:13d}"
-                     + "".join(_printf(r[k], "13.2f")
-                               for k in ("t_min_us", "t_max_us", "t_avg_us", "mbytes_per_sec")))
+                     + "".join(_printf(r[k], "13.2f") for k in (*times, "mbytes_per_sec")))
     return "\n".join(lines) + "\n"
+
+
+def imb_exchange(result: Result) -> str:
+    return imb(result)
 
 
 def latency_checker(result: Result) -> str:
@@ -78,8 +99,10 @@ def text(result: Result) -> str:
     """The output of the tool the workload replays; a routed roundtrip adds Ray's file."""
     if result.workload == "pingpong":
         return osu_latency(result)
-    if result.workload == "exchange":
-        return imb_exchange(result)
+    if result.workload in _IMB:
+        return imb(result)
+    if result.workload == "bandwidth":
+        return osu_bw(result)
     out = latency_checker(result)
     if result.parameters.get("overlay"):
         out += "\n" + ray_network_test(result)

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 from .errors import InputError
 
-KINDS = ("pingpong", "roundtrip", "exchange")
+KINDS = ("pingpong", "roundtrip", "exchange", "bandwidth", "pingping", "sendrecv")
+# Kinds that run on exactly two ranks, with the tool each replays.
+TWO_RANKS = {"pingpong": "osu_latency", "bandwidth": "osu_bw", "pingping": "IMB PingPing"}
 DESTINATIONS = ("independent", "shared")
 # simulator/overlay.hpp's families; "user" is reserved for graphs passed as overlay.
 OVERLAY_FAMILIES = ("complete", "debruijn", "kautz", "random", "group", "polytope",
@@ -20,10 +22,17 @@ OVERLAY_FAMILIES = ("complete", "debruijn", "kautz", "random", "group", "polytop
 RAY_SEED = "ray"
 # osu_latency and IMB-MPI1 both sweep 0 and the powers of two up to 4 MiB.
 TOOL_SIZES = (0,) + tuple(2**k for k in range(23))
+# osu_bw starts at 1 byte (MIN_MESSAGE_SIZE).
+OSU_BW_SIZES = TOOL_SIZES[1:]
+# osu_bw's default window (WINDOW_SIZE_LARGE): non-blocking sends before each acknowledgement.
+OSU_WINDOW = 64
 
 _PARAMS_OF_KIND = {
     "pingpong": ("sizes", "iterations"),
     "exchange": ("sizes", "repetitions"),
+    "bandwidth": ("sizes", "iterations", "window"),
+    "pingping": ("sizes", "repetitions"),
+    "sendrecv": ("sizes", "repetitions"),
     "roundtrip": ("request_bytes", "reply_bytes", "exchanges", "destinations", "overlay",
                   "degree"),
 }
@@ -35,8 +44,8 @@ class Workload:
     """One run's traffic. Fields mirror WorkloadSpec in simulator/spec.hpp.
 
     iterations / repetitions = 0 mean the real tool's own counts (osu_latency: 10000,
-    1000 above 8192 bytes; IMB: its per-size repetition table); degree = 0 means
-    RayPlatform's choice for the overlay family.
+    1000 above 8192 bytes; osu_bw: 100 windows, 20 above 8192 bytes; IMB: its per-size
+    repetition table); degree = 0 means RayPlatform's choice for the overlay family.
     """
 
     kind: str
@@ -53,6 +62,7 @@ class Workload:
     overlay: str = ""
     degree: int = 0
     overlay_arcs: tuple[tuple[int, int], ...] = ()
+    window: int = OSU_WINDOW
 
     @property
     def nodes_used(self) -> int:
@@ -81,6 +91,7 @@ class Workload:
             "reply_bytes": self.reply_bytes, "exchanges": self.exchanges,
             "destinations": self.destinations, "overlay": engine_family(self.overlay, self.seed),
             "degree": self.degree, "overlay_arcs": [list(a) for a in self.overlay_arcs],
+            "window": self.window,
         }
 
     def overlay_built(self) -> dict | None:
@@ -132,13 +143,17 @@ def make_workload(kind, ranks, ranks_per_node=1, seed=1, **params) -> Workload:
         raise InputError(f"ranks: {ranks} ranks are not divisible by ranks_per_node "
                          f"{ranks_per_node}")
     fields = {"kind": kind, "ranks": ranks, "ranks_per_node": ranks_per_node, "seed": seed}
-    if kind == "pingpong" and ranks != 2:
-        raise InputError(f"ranks: pingpong (osu_latency) runs on exactly 2 ranks, got {ranks}")
-    if kind in ("pingpong", "exchange"):
-        fields["sizes"] = _sizes(params.get("sizes", TOOL_SIZES))
+    if kind in TWO_RANKS and ranks != 2:
+        raise InputError(f"ranks: {kind} ({TWO_RANKS[kind]}) runs on exactly 2 ranks, "
+                         f"got {ranks}")
+    if "sizes" in _PARAMS_OF_KIND[kind]:
+        default = OSU_BW_SIZES if kind == "bandwidth" else TOOL_SIZES
+        fields["sizes"] = _sizes(params.get("sizes", default))
     for name in ("iterations", "repetitions"):
         if name in params:
             fields[name] = _int(name, params[name], minimum=0)
+    if "window" in params:
+        fields["window"] = _int("window", params["window"], minimum=1)
     for name in ("request_bytes", "reply_bytes"):
         if name in params:
             fields[name] = _int(name, params[name], minimum=0)

@@ -12,7 +12,8 @@ TABLE_FAMILIES = "complete, debruijn, kautz, random, group"
 
 # The keyword parameters these flags set (None: not given, the workload's default).
 PARAMS = ("request_bytes", "reply_bytes", "exchanges", "destinations", "sizes", "iterations",
-          "repetitions", "overlay", "degree")
+          "repetitions", "window", "overlay", "degree")
+WORKLOADS = ("pingpong", "roundtrip", "exchange", "bandwidth", "pingping", "sendrecv")
 
 
 def int_list(text: str) -> list[int]:
@@ -27,12 +28,14 @@ def add(p, *, ranks_per_node_help: str, reception_default: str, families: str, s
         seed_help: str = "random seed of destinations and overlay, an integer 0..2^64-1 "
                          "(default 1)") -> None:
     """Add --workload, --ranks, --ranks-per-node and every workload parameter to parser p."""
-    p.add_argument("--workload", required=True, choices=("pingpong", "roundtrip", "exchange"),
+    p.add_argument("--workload", required=True, choices=WORKLOADS,
                    help="required: pingpong (osu_latency, 2 ranks), roundtrip "
-                        "(latency_checker / Ray's network test) or exchange (IMB Exchange); "
-                        "docs/workloads.md")
+                        "(latency_checker / Ray's network test), exchange (IMB Exchange), "
+                        "bandwidth (osu_bw, 2 ranks), pingping (IMB PingPing, 2 ranks) or "
+                        "sendrecv (IMB Sendrecv); docs/workloads.md")
     p.add_argument("--ranks", required=True, type=int, metavar="N",
-                   help="required: number of MPI ranks (pingpong: exactly 2)")
+                   help="required: number of MPI ranks (pingpong, bandwidth, pingping: "
+                        "exactly 2)")
     p.add_argument("--ranks-per-node", type=int, default=1, metavar="K", help=ranks_per_node_help)
     p.add_argument("--request-bytes", type=int, metavar="B",
                    help="roundtrip: request size in bytes (default 4000)")
@@ -44,14 +47,19 @@ def add(p, *, ranks_per_node_help: str, reception_default: str, families: str, s
                    help="roundtrip: per-rank random streams, or one sequence shared by all "
                         "ranks as latency_checker's seeding gives (default independent)")
     p.add_argument("--sizes", type=int_list, metavar="0,1024,...",
-                   help="pingpong/exchange: message sizes in bytes, comma-separated "
-                        "(default 0 and the powers of two up to 4 MiB, as the tools sweep)")
+                   help="pingpong/exchange/bandwidth/pingping/sendrecv: message sizes in "
+                        "bytes, comma-separated (default 0 and the powers of two up to 4 MiB, "
+                        "as the tools sweep; bandwidth from 1 byte, as osu_bw)")
     p.add_argument("--iterations", type=int, metavar="N",
                    help="pingpong: timed round trips per size (default: osu_latency's, 10000 "
-                        "up to 8192 bytes and 1000 above)")
+                        "up to 8192 bytes and 1000 above); bandwidth: timed windows per "
+                        "size (default: osu_bw's, 100 up to 8192 bytes and 20 above)")
     p.add_argument("--repetitions", type=int, metavar="N",
-                   help="exchange: repetitions per size (default: IMB's, 1000 or 40 MiB / "
-                        "size, whichever is smaller)")
+                   help="exchange/pingping/sendrecv: repetitions per size (default: IMB's, "
+                        "1000 or 40 MiB / size, whichever is smaller)")
+    p.add_argument("--window", type=int, metavar="W",
+                   help="bandwidth: non-blocking sends per window before the 4-byte "
+                        "acknowledgement (default 64 messages, osu_bw's -W)")
     p.add_argument("--reception", choices=("any-source", "round-robin"),
                    help=f"roundtrip: how a rank probes for messages (default: {reception_default})")
     p.add_argument("--overlay", metavar="FAMILY",

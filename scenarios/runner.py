@@ -89,10 +89,10 @@ def run(scenario: Scenario, progress: bool = False) -> Outcome:
 
 
 def flat_rows(result: Result) -> list[dict]:
-    """The result as table rows: one per size (pingpong, exchange) or one (roundtrip)."""
+    """The result as table rows: one per size (every workload but roundtrip) or one."""
     r = result.results
     common = {"messages": result.messages, "simulated_seconds": result.simulated_seconds}
-    if result.workload in ("pingpong", "exchange"):
+    if "rows" in r:
         return [dict(row, **common) for row in r["rows"]]
     row = {"rtt_mean_us": r["rtt_us"]["mean"], "rtt_p50_us": r["rtt_us"]["p50"],
            "rtt_p99_us": r["rtt_us"]["p99"], "rtt_min_us": r["rtt_us"]["min"],

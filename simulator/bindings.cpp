@@ -122,7 +122,7 @@ WorkloadSpec workload_from(const py::dict& d)
 {
   reject_unknown(d,
                  {"kind", "ranks", "ranks_per_node", "seed", "sizes", "iterations", "repetitions", "request_bytes",
-                  "reply_bytes", "exchanges", "destinations", "overlay", "degree", "overlay_arcs"},
+                  "reply_bytes", "exchanges", "destinations", "overlay", "degree", "overlay_arcs", "window"},
                  "workload");
   WorkloadSpec w;
   std::string kind = "roundtrip";
@@ -133,6 +133,12 @@ WorkloadSpec workload_from(const py::dict& d)
     w.kind = hopsim::WorkloadKind::RoundTrip;
   else if (kind == "exchange")
     w.kind = hopsim::WorkloadKind::Exchange;
+  else if (kind == "bandwidth")
+    w.kind = hopsim::WorkloadKind::Bandwidth;
+  else if (kind == "pingping")
+    w.kind = hopsim::WorkloadKind::PingPing;
+  else if (kind == "sendrecv")
+    w.kind = hopsim::WorkloadKind::SendRecv;
   else
     throw std::invalid_argument("unknown workload '" + kind + "'");
   take(d, "ranks", w.ranks);
@@ -155,6 +161,7 @@ WorkloadSpec workload_from(const py::dict& d)
   take(d, "overlay", w.overlay);
   take(d, "degree", w.degree);
   take(d, "overlay_arcs", w.overlay_arcs);
+  take(d, "window", w.window);
   return w;
 }
 

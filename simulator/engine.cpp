@@ -97,7 +97,17 @@ void validate(const PlatformSpec& p, const WorkloadSpec& w)
       require(not w.sizes.empty(), "pingpong needs at least one size");
       break;
     case WorkloadKind::Exchange:
-      require(not w.sizes.empty(), "exchange needs at least one size");
+    case WorkloadKind::SendRecv:
+      require(not w.sizes.empty(), "exchange and sendrecv need at least one size");
+      break;
+    case WorkloadKind::Bandwidth:
+      require(w.ranks == 2, "bandwidth runs on exactly 2 ranks");
+      require(not w.sizes.empty(), "bandwidth needs at least one size");
+      require(w.window > 0, "window must be positive");
+      break;
+    case WorkloadKind::PingPing:
+      require(w.ranks == 2, "pingping runs on exactly 2 ranks");
+      require(not w.sizes.empty(), "pingping needs at least one size");
       break;
     case WorkloadKind::RoundTrip:
       require(w.exchanges > 0, "exchanges must be positive");
@@ -125,7 +135,12 @@ std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& wor
       pattern = std::make_unique<PingPong>(workload);
       break;
     case WorkloadKind::Exchange:
-      pattern = std::make_unique<Exchange>(workload);
+    case WorkloadKind::SendRecv:
+    case WorkloadKind::PingPing:
+      pattern = std::make_unique<ImbChain>(workload);
+      break;
+    case WorkloadKind::Bandwidth:
+      pattern = std::make_unique<Bandwidth>(workload);
       break;
   }
   int nodes_used = workload.ranks / workload.ranks_per_node;

@@ -392,6 +392,11 @@ void Sim::transfer_done(uint32_t id)
   switch (m.phase) {
     case kRequestToSend:
       m.rts_arrived = true;
+      if (not m.matched && workload_->posts_receives_early(m.to)) {
+        m.matched = true;
+        if (not m.announced)
+          announce(id, at);  // its pass takes it, and waits for the data
+      }
       if (m.matched)
         stage(id, kClearToSend, m.to, m.from, 0, at);
       else if (not m.announced)

@@ -35,6 +35,10 @@ public:
   // True for patterns that post their sends before they wait for receives (IMB Exchange's
   // Isend, Isend, Recv...): a pass with sends to post does not enter a blocking receive.
   virtual bool posts_before_receiving() const { return false; }
+  // True for a rank whose receives are posted before its messages come (osu_bw's window
+  // of MPI_Irecv): a rendezvous request is matched, and cleared to send, as it arrives,
+  // not when a pass takes it.
+  virtual bool posts_receives_early(int /*rank*/) const { return false; }
   // Workloads that wait for their sends (IMB Exchange) are told when a transfer ends.
   virtual bool tracks_send_completion() const { return false; }
   virtual void on_send_complete(Sim&, const Message&) {}

@@ -58,7 +58,7 @@ struct PlatformSpec {
   std::vector<double> noise_values_us;  // empirical: delays drawn uniformly from these
 };
 
-enum class WorkloadKind { PingPong, RoundTrip, Exchange };
+enum class WorkloadKind { PingPong, RoundTrip, Exchange, Bandwidth, PingPing, SendRecv };
 enum class Destinations { Independent, Shared };
 
 struct WorkloadSpec {
@@ -66,10 +66,10 @@ struct WorkloadSpec {
   int ranks = 2;
   int ranks_per_node = 1;
   uint64_t seed = 1;
-  // pingpong and exchange
+  // pingpong, bandwidth and the IMB workloads
   std::vector<int64_t> sizes;
-  int64_t iterations = 0;   // pingpong round trips per size; 0: osu_latency's counts
-  int64_t repetitions = 0;  // exchange repetitions per size; 0: IMB's counts
+  int64_t iterations = 0;   // pingpong round trips, bandwidth windows per size; 0: the OSU tool's counts
+  int64_t repetitions = 0;  // exchange, pingping, sendrecv repetitions per size; 0: IMB's counts
   // roundtrip
   int64_t request_bytes = 4000;
   int64_t reply_bytes = 4000;
@@ -78,6 +78,8 @@ struct WorkloadSpec {
   std::string overlay;       // empty: no routing (every rank talks to every rank)
   int degree = 0;            // overlay degree parameter, 0: RayPlatform's choice
   std::vector<std::pair<int, int>> overlay_arcs;  // overlay == "user": the graph's arcs
+  // bandwidth (osu_bw): non-blocking sends per window, then one acknowledgement
+  int64_t window = 64;
 };
 
 }  // namespace hopsim

@@ -58,10 +58,38 @@ private:
   std::vector<double> latency_us_;
 };
 
-// IMB-MPI1 Exchange: periodic chain, two sends and two receives per repetition.
-class Exchange : public Workload {
+// osu_bw: two ranks; rank 0 posts a window of non-blocking sends, waits for them, then
+// receives a 4-byte acknowledgement that rank 1 sends once it has the whole window.
+class Bandwidth : public Workload {
 public:
-  explicit Exchange(const WorkloadSpec& spec);
+  explicit Bandwidth(const WorkloadSpec& spec);
+  bool wants_pass(int rank) override;
+  void pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out) override;
+  bool posts_receives_early(int rank) const override { return rank == 1; }
+  void write_results(JsonWriter& json, const Sim& sim) const override;
+  // osu_bw's counts: 100 windows after 10 skipped up to 8192 bytes, 20 after 2 above.
+  static int64_t osu_iterations(int64_t bytes);
+  static int64_t osu_skip(int64_t bytes);
+
+private:
+  int64_t timed(int64_t bytes) const;
+  int64_t skip(int64_t bytes) const;
+
+  WorkloadSpec spec_;
+  size_t size_index_ = 0;
+  int64_t iteration_ = 0;  // skipped windows included
+  bool waiting_ = false;
+  double timed_from_ = 0;
+  int64_t window_received_ = 0;  // rank 1: messages of the current window
+  std::vector<double> window_us_;
+};
+
+// IMB-MPI1's periodic-chain benchmarks, each repetition: post the sends, receive one
+// message per send, wait for the sends. Exchange sends to both neighbours, Sendrecv to
+// the right one (receiving from the left), PingPing (2 ranks) to the other rank.
+class ImbChain : public Workload {
+public:
+  explicit ImbChain(const WorkloadSpec& spec);
   bool wants_pass(int rank) override;
   void pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out) override;
   bool tracks_send_completion() const override { return true; }
@@ -84,6 +112,7 @@ private:
   int64_t repetitions() const;
 
   WorkloadSpec spec_;
+  int sends_;  // per rank and repetition, and as many receives
   size_t size_index_ = 0;
   double size_start_ = 0;
   int at_barrier_ = 0;

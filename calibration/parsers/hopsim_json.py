@@ -12,7 +12,9 @@ import json
 from ..measurement import Measurement, fail
 
 _REQUIRED = ("workload", "ranks", "ranks_per_node", "results")
-_ROW_STATS = {"pingpong": ("latency_us",), "exchange": ("t_min_us", "t_max_us", "t_avg_us")}
+_ROW_STATS = {"pingpong": ("latency_us",), "exchange": ("t_min_us", "t_max_us", "t_avg_us"),
+              "sendrecv": ("t_min_us", "t_max_us", "t_avg_us"), "pingping": ("t_us",),
+              "bandwidth": ("bandwidth_mbytes_per_sec",)}
 _REPLAYED = ("destinations", "reception", "overlay", "degree")
 _ROUNDTRIP_STATS = ("lc_average_of_averages_us", "ray_average_for_all_ranks_us",
                     "ray_standard_deviation_us")
@@ -39,9 +41,13 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
         if workload in _ROW_STATS:
             for row in res["rows"]:
                 for stat in _ROW_STATS[workload]:
+                    # A bandwidth row says its window and timed windows.
+                    replay = (("window", int(row["window"])),) if "window" in row else ()
                     out.append(Measurement(size=int(row["bytes"]), statistic=stat,
-                                           value=float(row[stat]),
-                                           repetitions=row.get("repetitions"), **common))
+                                           value=float(row[stat]), replay=replay,
+                                           repetitions=row.get("repetitions",
+                                                               row.get("iterations")),
+                                           **common))
         elif workload == "roundtrip":
             params = doc.get("parameters") or {}
             size, reply = params.get("request_bytes"), params.get("reply_bytes")
@@ -59,7 +65,8 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
                                    value=float(res["rtt_us"]["mean"]),
                                    repetitions=params.get("exchanges"), **common))
         else:
-            raise fail(source, 1, "workload pingpong, exchange or roundtrip", str(workload))
+            raise fail(source, 1, f"workload {', '.join(_ROW_STATS)} or roundtrip",
+                       str(workload))
     except (KeyError, TypeError, ValueError) as e:
         raise fail(source, 1, f"the {workload} results of hopsim's schema (missing or bad "
                               f"{e})") from None

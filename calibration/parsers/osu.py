@@ -15,7 +15,7 @@ from ..measurement import Measurement, fail
 from ._numbers import integer as _int_w, number as _float_w
 
 TITLE = re.compile(r"^# OSU MPI(?:-\w+)? (?P<test>.+?) Test(?: v(?P<version>\S+))?\s*$")
-_TESTS = {"Latency": ("osu_latency", "pingpong"), "Bandwidth": ("osu_bw", "osu_bw")}
+_TESTS = {"Latency": ("osu_latency", "pingpong"), "Bandwidth": ("osu_bw", "bandwidth")}
 _COLUMNS = {
     "latency (us)": "latency_us", "avg latency(us)": "latency_us",
     "min latency(us)": "min_latency_us", "max latency(us)": "max_latency_us",

@@ -10,37 +10,38 @@ constexpr int64_t kImbSamples = 1000;
 constexpr int64_t kImbOverallVolume = 40LL << 20;
 }  // namespace
 
-int64_t Exchange::imb_repetitions(int64_t bytes)
+int64_t ImbChain::imb_repetitions(int64_t bytes)
 {
   if (bytes <= 0)
     return kImbSamples;
   return std::max<int64_t>(1, std::min(kImbSamples, kImbOverallVolume / bytes));
 }
 
-Exchange::Exchange(const WorkloadSpec& spec)
-    : spec_(spec), work_(spec.ranks), t_us_(spec.sizes.size(), std::vector<double>(spec.ranks))
+ImbChain::ImbChain(const WorkloadSpec& spec)
+    : spec_(spec), sends_(spec.kind == WorkloadKind::Exchange ? 2 : 1), work_(spec.ranks),
+      t_us_(spec.sizes.size(), std::vector<double>(spec.ranks))
 {
 }
 
-int64_t Exchange::repetitions() const
+int64_t ImbChain::repetitions() const
 {
   return spec_.repetitions > 0 ? spec_.repetitions : imb_repetitions(spec_.sizes[size_index_]);
 }
 
-bool Exchange::repetition_complete(const RankWork& w) const
+bool ImbChain::repetition_complete(const RankWork& w) const
 {
-  return w.phase == Phase::Wait && w.received >= 2 * (w.repetition + 1) && w.sends_pending == 0;
+  return w.phase == Phase::Wait && w.received >= sends_ * (w.repetition + 1) && w.sends_pending == 0;
 }
 
-bool Exchange::wants_pass(int rank)
+bool ImbChain::wants_pass(int rank)
 {
   const RankWork& w = work_[rank];
   return size_index_ < spec_.sizes.size() && (w.phase == Phase::Post || repetition_complete(w));
 }
 
-void Exchange::on_send_complete(Sim&, const Message& m) { work_[m.from].sends_pending--; }
+void ImbChain::on_send_complete(Sim&, const Message& m) { work_[m.from].sends_pending--; }
 
-void Exchange::pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out)
+void ImbChain::pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out)
 {
   RankWork& w = work_[rank];
   if (received != nullptr)
@@ -58,16 +59,18 @@ void Exchange::pass(Sim& sim, int rank, const Message* received, double t, std::
   if (w.phase == Phase::Post) {
     int n = spec_.ranks;
     int64_t bytes = spec_.sizes[size_index_];
-    out.push_back(sim.create(rank, (rank + n - 1) % n, bytes, 0, w.repetition));
+    // Exchange: left, then right; Sendrecv and PingPing: right (PingPing's other rank).
+    if (sends_ == 2)
+      out.push_back(sim.create(rank, (rank + n - 1) % n, bytes, 0, w.repetition));
     out.push_back(sim.create(rank, (rank + 1) % n, bytes, 0, w.repetition));
-    w.sends_pending += 2;
+    w.sends_pending += sends_;
     w.phase = Phase::Wait;
   }
 }
 
 // IMB separates sizes with a barrier; its cost is not part of any timing, so the next
 // size starts when the last rank arrives.
-void Exchange::arrive_at_barrier(Sim& sim, int, double t)
+void ImbChain::arrive_at_barrier(Sim& sim, int, double t)
 {
   if (++at_barrier_ < spec_.ranks)
     return;
@@ -83,8 +86,14 @@ void Exchange::arrive_at_barrier(Sim& sim, int, double t)
   }
 }
 
-void Exchange::write_results(JsonWriter& json, const Sim&) const
+// IMB's columns: the time per repetition over the ranks (PingPing prints only the
+// largest, as t[usec]), and the bandwidth from the largest time with MB = 10^6 bytes,
+// as IMB's scale_bw counts a rank's bytes: Exchange 4 x size (two sends, two receives),
+// Sendrecv 2 x (one of each), PingPing 1 x.
+void ImbChain::write_results(JsonWriter& json, const Sim&) const
 {
+  bool pingping = spec_.kind == WorkloadKind::PingPing;
+  double scale = spec_.kind == WorkloadKind::Exchange ? 4.0 : pingping ? 1.0 : 2.0;
   json.begin_object();
   json.key("rows").begin_array();
   for (size_t i = 0; i < spec_.sizes.size(); i++) {
@@ -98,10 +107,14 @@ void Exchange::write_results(JsonWriter& json, const Sim&) const
     json.begin_object();
     json.key("bytes").value(bytes);
     json.key("repetitions").value(spec_.repetitions > 0 ? spec_.repetitions : imb_repetitions(bytes));
-    json.key("t_min_us").value(t_min);
-    json.key("t_max_us").value(t_max);
-    json.key("t_avg_us").value(sum / static_cast<double>(t.size()));
-    json.key("mbytes_per_sec").value(t_max > 0 ? 4.0 * static_cast<double>(bytes) / t_max : 0.0);
+    if (pingping) {
+      json.key("t_us").value(t_max);
+    } else {
+      json.key("t_min_us").value(t_min);
+      json.key("t_max_us").value(t_max);
+      json.key("t_avg_us").value(sum / static_cast<double>(t.size()));
+    }
+    json.key("mbytes_per_sec").value(t_max > 0 ? scale * static_cast<double>(bytes) / t_max : 0.0);
     json.end_object();
   }
   json.end_array();

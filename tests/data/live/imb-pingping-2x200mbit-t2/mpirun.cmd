@@ -1,0 +1,1 @@
+/usr/bin/mpirun -np 2 --mca plm_rsh_agent /tmp/hsm8af1e7-nkw9w_nu/rsh-agent --mca routed direct --mca btl tcp,vader,self --mca btl_tcp_if_include 10.215.21.0/24 --mca oob_tcp_if_include 10.215.21.0/24 --bind-to none --hostfile /tmp/hsm8af1e7-nkw9w_nu/hostfile --map-by ppr:1:node /work/scratch/streams/imb/src_c/IMB-MPI1 PingPing -npmin 2 -msglog 0:20

@@ -1,0 +1,1 @@
+/usr/bin/mpirun -np 2 --mca plm_rsh_agent /tmp/hsmf9d5d9-v3ts29zb/rsh-agent --mca routed direct --mca btl tcp,vader,self --mca btl_tcp_if_include 10.236.185.0/24 --mca oob_tcp_if_include 10.236.185.0/24 --bind-to none --hostfile /tmp/hsmf9d5d9-v3ts29zb/hostfile --map-by ppr:1:node /work/scratch/streams/osu57/mpi/pt2pt/osu_bw -m 1:1048576 -W 64
