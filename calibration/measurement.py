@@ -21,7 +21,8 @@ class Measurement:
     round trip, the request). statistic: the tool's own statistic with its unit in the
     name ("latency_us" is osu_latency's and NetPIPE's one-way time, half a round trip;
     "t_avg_us" is IMB's; "lc_average_of_averages_us" is latency_checker's). rank: set
-    for a per-rank value. repetitions: the tool's count behind the value when printed;
+    for a per-rank value. repetitions: the tool's count behind the value when printed (NetPIPE 3.7:
+    derived by its own rule, parsers/netpipe.py);
     trials: how many trials the value summarises (NetPIPE). ranks_per_node: None when
     the file does not say (give it with --ranks-per-node). replay: for a hopsim or
     live JSON, the run's own workload parameters and seed ((key, value) pairs), which

@@ -25,6 +25,9 @@ from .parsers import parse_file
 # Simulated repetitions per case at most. Without noise the engine repeats the same
 # iteration exactly, so more only costs time; the measured count is used when lower.
 MAX_ITERATIONS = 200
+# A token bucket carries state from one iteration to the next (thousands of small messages
+# drain it): on such a platform the measured counts are simulated, up to this many.
+MAX_STATEFUL_ITERATIONS = 30000
 MAX_EXCHANGES = 1000
 # Seeds a case is simulated with on a noise-carrying platform (its distribution); the
 # reported simulated value is their median.
@@ -59,6 +62,7 @@ class Case:
     measured_us: float
     run: dict                      # hopsim.simulate keywords beyond platform/placement
     simulated_us: float | None = None
+    measured_repetitions: int | None = None  # the tool's count, before any cap
     # Noise-carrying platforms: the case simulated with NOISE_SEEDS seeds.
     distribution: list[float] = field(default_factory=list)
 
@@ -102,7 +106,7 @@ def case_of(m: Measurement, ranks_per_node: int | None = None) -> Case | None:
     if m.ranks % rpn:
         raise InputError(f"{m.where}: {m.ranks} ranks cannot be placed {rpn} per node")
     common = dict(file=m.source, line=m.line, tool=m.tool, ranks=m.ranks, ranks_per_node=rpn,
-                  statistic=m.statistic, measured_us=m.value)
+                  statistic=m.statistic, measured_us=m.value, measured_repetitions=m.repetitions)
     reps = m.repetitions
     if key in _PINGPONG and m.workload == "pingpong":
         return Case(workload="pingpong", bytes=m.size, **common,
@@ -239,6 +243,16 @@ class Report:
         return "\n".join(lines) + "\n"
 
 
+def _uncap(c: Case) -> None:
+    """On a platform with a token bucket, iterations are not alike: the case runs the
+    tool's own count (up to MAX_STATEFUL_ITERATIONS) instead of MAX_ITERATIONS."""
+    if not c.measured_repetitions or c.workload == "bandwidth":
+        return
+    for key in ("iterations", "repetitions"):
+        if key in c.run:
+            c.run[key] = min(c.measured_repetitions, MAX_STATEFUL_ITERATIONS)
+
+
 def _short(path: str) -> str:
     return path if len(path) <= 28 else "..." + path[-25:]
 
@@ -282,6 +296,9 @@ def validate(platform, files, nodes: int | None = None, ranks_per_node: int | No
     if not cases:
         raise InputError(f"nothing to validate: no file holds a case hopsim simulates "
                          f"({'; '.join(f'{w}: {y}' for _, w, y in skipped[:3])})")
+    if plat.bucket_gbps > 0:
+        for c in cases:
+            _uncap(c)
     groups: dict = {}
     for c in cases:
         groups.setdefault((c.file,) + c.group_key(), []).append(c)

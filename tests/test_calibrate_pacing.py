@@ -108,3 +108,34 @@ def test_smpi_flags_bound_each_flow_at_the_paced_rate_then_the_sustained_one():
     steps = [tuple(float(x) for x in part.split(":")) for part in cfg["smpi/bw-factor"].split(";")]
     crossing = 240000 / (1 - 0.19 / 0.38)
     assert steps == [(0, 1.0), (int(crossing) + 1, pytest.approx(0.19 / 0.38))]
+
+
+# Three real lines of the demonstration's NetPIPE 3.7 file (docs/validation/fit-netpipe-live/np.out).
+NP_LINES = """\
+     381 310.486756   0.00000936
+     509 326.425916   0.00001190
+     765 343.195703   0.00001701
+"""
+
+
+def test_netpipe_37_repetitions_follow_its_rule():
+    rows = [m for m in hopsim.calibration.parsers.parse_text(NP_LINES, "np.out")
+            if m.statistic == "latency_us"]
+    # 3 trials x RUNTM / the previous line's time (the first: its own).
+    assert [m.repetitions for m in rows] == [3 * int(0.25 / 9.36e-6), 3 * int(0.25 / 9.36e-6),
+                                             3 * int(0.25 / 11.90e-6)]
+
+
+def test_a_bucket_platform_replays_the_tools_own_count(tmp_path, monkeypatch):
+    # NetPIPE's thousands of round trips drain the tbf's bucket once a message exceeds
+    # what a round trip refills (2 r t, ~280 B here); 200 iterations from a full bucket
+    # would not, and 509 B would come out at the one-packet time (~6 us, -50%).
+    f = tmp_path / "np.out"
+    f.write_text(NP_LINES)
+    plat = DATA.parent.parent / "docs" / "validation" / "fit-hopbench.toml"
+    full = {c.bytes: c for c in validate(str(plat), [str(f)], nodes=4).cases}
+    assert full[509].run["iterations"] == min(full[509].measured_repetitions, 30000)
+    assert abs(full[509].error_pct) < 15 and abs(full[765].error_pct) < 10
+    monkeypatch.setattr("hopsim.calibration.validate.MAX_STATEFUL_ITERATIONS", 200)
+    capped = {c.bytes: c for c in validate(str(plat), [str(f)], nodes=4).cases}
+    assert capped[509].error_pct < -40

@@ -7,6 +7,13 @@ NetPIPE 5:  bytes  avg_Gbps  min_Gbps  max_Gbps  avg_usec
     '%9d %9.3lf %9.3lf %9.3lf %7.2lf': avg_usec is one way too (t /= 2 unless
     streaming or bidirectional), the mean over the trials.
 Sizes come with NetPIPE's perturbations (n-3, n, n+3); each line is one case.
+
+Neither file prints how many round trips a line took. For 3.7 its source's rule gives it:
+each size runs TRIALS = 3 trials of nrepeat = max(RUNTM / (b / (b - inc + 1) x tlast), 3)
+round trips, RUNTM = 0.25 s and tlast the previous size's time; the line's repetitions are
+3 x RUNTM / tlast, leaving out the increment factor (between 1 and 2, so at most twice
+NetPIPE's count). It matters where the time depends on what came before (a token bucket
+drained by thousands of small messages, docs/validation.md).
 """
 from __future__ import annotations
 
@@ -14,6 +21,8 @@ from ..measurement import Measurement, fail
 from ._numbers import integer, number
 
 _LAYOUTS = {3: "3.7", 5: "5"}
+# NetPIPE 3.7 (netpipe.c): seconds of round trips per trial, and trials per size.
+RUNTM, TRIALS = 0.25, 3
 
 
 def _rows(lines):
@@ -38,18 +47,24 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
     expected = ("'bytes Mbps seconds' (NetPIPE 3.7)" if width == 3 else
                 "'bytes avg_Gbps min_Gbps max_Gbps avg_usec' (NetPIPE 5)")
     out = []
+    last_s = None
     for i, fields in rows:
         text = lines[i - 1]
         if len(fields) != width:
             raise fail(source, i, expected, text)
         size = integer(fields[0], source, i, text, "a message size in bytes")
         values = [number(w, source, i, text) for w in fields[1:]]
+        reps = None
         if width == 3:
             stats = {"latency_us": values[1] * 1e6, "bandwidth_mbps_binary": values[0]}
+            tlast = last_s if last_s else values[1]
+            if tlast > 0:
+                reps = TRIALS * max(int(RUNTM / tlast), TRIALS)
+            last_s = values[1]
         else:
             stats = {"latency_us": values[3], "bandwidth_gbps": values[0],
                      "min_bandwidth_gbps": values[1], "max_bandwidth_gbps": values[2]}
         for name, value in stats.items():
             out.append(Measurement("netpipe", "pingpong", 2, size, name, value, source, i,
-                                   version=version))
+                                   repetitions=reps, version=version))
     return out
