@@ -1,6 +1,7 @@
 // The model mechanisms of docs/model.md, each alone and in combination, against closed
 // forms derived by hand in the comments. Units: us, bytes; 1 Gbit/s = 125 bytes/us.
 #include "engine.hpp"
+#include "json_fields.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,17 +23,6 @@ PlatformSpec base()
   p.intra_latency_us = 0.5;
   p.intra_bandwidth_gbps = 50;  // 6250 bytes/us
   return p;
-}
-
-std::vector<double> fields(const std::string& json, const std::string& key)
-{
-  std::regex re("\"" + key + "\":(-?[0-9.eE+-]+)");
-  std::vector<double> out;
-  for (auto it = std::sregex_iterator(json.begin(), json.end(), re); it != std::sregex_iterator(); ++it)
-    out.push_back(std::stod((*it)[1]));
-  if (out.empty())
-    throw std::runtime_error("no field " + key + " in " + json);
-  return out;
 }
 
 std::string pingpong(const PlatformSpec& p, std::vector<int64_t> sizes, int64_t iterations, int ranks_per_node = 1)

@@ -4,6 +4,7 @@
 // link in a way FIFO and fair sharing would resolve differently.
 // Units: us, bytes; 1 Gbit/s = 125 bytes/us.
 #include "engine.hpp"
+#include "json_fields.hpp"
 
 #include <gtest/gtest.h>
 
@@ -38,17 +39,6 @@ WorkloadSpec workload(WorkloadKind kind, int ranks, std::vector<int64_t> sizes)
   w.ranks = ranks;
   w.sizes = std::move(sizes);
   return w;
-}
-
-std::vector<double> fields(const std::string& json, const std::string& key)
-{
-  std::regex re("\"" + key + "\":(-?[0-9.eE+-]+)");
-  std::vector<double> out;
-  for (auto it = std::sregex_iterator(json.begin(), json.end(), re); it != std::sregex_iterator(); ++it)
-    out.push_back(std::stod((*it)[1]));
-  if (out.empty())
-    throw std::runtime_error("no field " + key + " in " + json);
-  return out;
 }
 
 class BothTransports : public ::testing::TestWithParam<TransportKind> {};

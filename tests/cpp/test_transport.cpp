@@ -4,6 +4,7 @@
 // something does, and byte-identical results for the same seed.
 // Units: us, bytes; 1 Gbit/s = 125 bytes/us, 50 Gbit/s = 6250 bytes/us.
 #include "engine.hpp"
+#include "json_fields.hpp"
 
 #include <gtest/gtest.h>
 
@@ -55,17 +56,6 @@ std::string run(PlatformSpec p, const WorkloadSpec& w, TransportKind t)
   p.transport = t;
   std::string r = simulate(p, w);
   return r.substr(0, r.find("\"peak_rss_kib\""));
-}
-
-std::vector<double> fields(const std::string& json, const std::string& key)
-{
-  std::regex re("\"" + key + "\":(-?[0-9.eE+-]+)");
-  std::vector<double> out;
-  for (auto it = std::sregex_iterator(json.begin(), json.end(), re); it != std::sregex_iterator(); ++it)
-    out.push_back(std::stod((*it)[1]));
-  if (out.empty())
-    throw std::runtime_error("no field " + key + " in " + json);
-  return out;
 }
 
 // The same JSON up to rounding: the same text outside numbers, numbers within 1e-9
