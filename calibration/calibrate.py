@@ -15,7 +15,7 @@ from .fit import FitReport, calibrate
 from .parsers import parse_file
 from .platform_file import platform_toml
 from .simgrid_export import simgrid_texts
-from .validate import Case, _simulate_group
+from .validate import MAX_STATEFUL_ITERATIONS, Case, _simulate_group
 
 # What a platform needs that no measurement here can give: placeholders only while the
 # fit runs; any of them not fitted and not from --base makes calibrate refuse.
@@ -98,8 +98,12 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
     lines = [f"calibrated {p.name} from {len(measurements)} measurements in {len(files)} file(s)"]
     if fit.data.pingpong:
         rpn = 2 if fit.data.intranode else 1
+        # As many iterations as the files ran (the fewest of them; 50 when none says): a
+        # token bucket makes the count matter.
+        iterations = min(min((pt.m.repetitions for pt in fit.data.pingpong if pt.m.repetitions),
+                             default=50), MAX_STATEFUL_ITERATIONS)
         cases = [Case(pt.m.source, pt.m.line, pt.m.tool, "pingpong", 2, rpn, pt.size,
-                      pt.m.statistic, pt.value, {"sizes": [pt.size], "iterations": 50})
+                      pt.m.statistic, pt.value, {"sizes": [pt.size], "iterations": iterations})
                  for pt in fit.data.pingpong]
         _simulate_group(p, cases)
         simulated = {c.bytes: c.simulated_us for c in cases}

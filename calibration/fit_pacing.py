@@ -19,7 +19,8 @@ through the upper run (segments.segments: the paced rate, then the bucket's). A 
 a pacing step when the first size above it takes at least STEP times what the lower
 line predicts there and the upper rate is at most a third of the lower one; among those,
 the one with the smallest squared relative residual wins. The paced line must also pass
-near the origin (a drained token bucket's line starts far below it). p is then fitted with L held
+near the origin (a drained token bucket's line starts far below it), and the model as
+fitted must reproduce the sizes above the step (median miss 10%, the largest size 15%). p is then fitted with L held
 (the engine's form L + s/p), robustly (scipy least_squares, soft_l1).
 """
 from __future__ import annotations
@@ -40,6 +41,9 @@ RATE_DROP = 1 / 3
 LOWER_RMS = 0.10
 # How far below the origin the paced line may start, as a fraction of the first paced time.
 ORIGIN = 1.0
+# How well the fitted model must reproduce the sizes above the step: their median
+# relative miss, and the largest size's.
+MODEL_MEDIAN, MODEL_LARGEST = 0.10, 0.15
 # The sustained rate must be at least this much slower than the paced one to be a bucket.
 BUCKET_DROP = 1 / 1.2
 
@@ -74,9 +78,13 @@ class PacingFit:
         self.bucket_gbps, self.burst_bytes, self.crossing = bucket_gbps, burst_bytes, crossing
 
     def at(self, size: float) -> float:
-        """The fitted one-way time at `size` with a full bucket (no noise)."""
+        """The fitted one-way time at `size` of a ping-pong whose bucket refills between
+        messages (no noise): L + s/R, L + s/p, then L + (s - b)/r once slower."""
         rate = self.line_gbps if size <= self.above_bytes else self.paced_gbps
-        return self.latency_us + 8e-3 * size / rate
+        t = self.latency_us + 8e-3 * size / rate
+        if self.bucket_gbps is not None and size > self.above_bytes:
+            t = max(t, self.latency_us + 8e-3 * (size - self.burst_bytes) / self.bucket_gbps)
+        return t
 
     def describe(self) -> str:
         text = (f"one-packet line over {self.lower[0]}..{self.lower[-1]} B (L, R), a step up to "
@@ -140,4 +148,12 @@ def fit_pacing(sizes, times) -> tuple[PacingFit | None, str]:
             fit.bucket_gbps = hi.bandwidth_gbps
             fit.crossing = crossing
             fit.burst_bytes = crossing * (1 - r_over_p)
+    # The whole model must hold above the step, the largest sizes included (where a missed
+    # or misplaced bucket shows): else the segment fitters take the curve.
+    above = s > fit.above_bytes
+    miss = np.abs(np.array([fit.at(x) for x in s[above]]) / t[above] - 1)
+    if np.median(miss) > MODEL_MEDIAN or miss[-1] > MODEL_LARGEST:
+        return None, (f"a step after {fit.above_bytes} B, but the paced model misses the sizes "
+                      f"above it (median {100 * np.median(miss):.0f}%, largest size "
+                      f"{100 * miss[-1]:.0f}%)")
     return fit, ""
