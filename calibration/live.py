@@ -261,6 +261,8 @@ def _interpret(tool, stdout, raw_files, work, platform, parameters, wall, live):
         out["results"] = {"rows": rows}
     if tool in ("osu", "imb"):
         out["results"] = {"rows": _tool_rows(tool, stdout, work)}
+    if tool == "latency_checker":
+        out["results"] = _latency_checker_results(stdout)
     return (raw_files.get("np.out") or stdout), out
 
 
@@ -268,6 +270,19 @@ def _interpret(tool, stdout, raw_files, work, platform, parameters, wall, live):
 _ROW_KEYS = {"latency_us": "latency_us", "t_us": "t_us", "t_min_us": "t_min_us",
              "t_max_us": "t_max_us", "t_avg_us": "t_avg_us", "mbytes_per_sec": "mbytes_per_sec",
              "bandwidth_mbytes_per_sec": "bandwidth_mbytes_per_sec"}
+
+
+def _latency_checker_results(stdout: str) -> dict:
+    """latency_checker's figures read by the calibration parser (one reader of its
+    output): the all-rank average of averages under simulate's key, and each rank's mode
+    and mean round trip. No single round trip is printed, so no rtt_us."""
+    from .parsers import parse_text
+
+    ms = parse_text(stdout, "latency_checker output", "latency_checker")
+    per_rank = lambda stat: [m.value for m in sorted((m for m in ms if m.statistic == stat),
+                                                     key=lambda m: m.rank)]
+    return {"lc_average_of_averages_us": next(m.value for m in ms if m.rank is None),
+            "lc_mode_us": per_rank("lc_mode_us"), "lc_mean_us": per_rank("lc_mean_us")}
 
 
 def _tool_rows(tool: str, stdout: str, work) -> list[dict]:

@@ -272,3 +272,25 @@ def test_noisy_runs_follow_the_seed_on_both_transports(transport, kind, ranks, p
             for s in (3, 3, 4)]
     assert runs[0] == runs[1]
     assert runs[0] != runs[2]
+
+
+def test_live_latency_checker_results_are_read_by_its_parser():
+    # A real latency_checker run of this machine (tests/data/latency_checker, with its
+    # command): the live JSON carries its figures and validates as a round trip.
+    from hopsim.calibration.live import _interpret
+    from hopsim.workload import make_workload
+
+    stdout = (DATA / "latency_checker" / "lc-np4-tcp.txt").read_text()
+    work = make_workload("roundtrip", 4, request_bytes=4000, reply_bytes=4000, exchanges=2000,
+                         destinations="shared")
+    text, out = _interpret("latency_checker", stdout, {}, work, "live:localhost",
+                           work.parameters(), 1.0, {})
+    assert text == stdout
+    res = out["results"]
+    assert res["lc_average_of_averages_us"] == pytest.approx(45.718654)
+    assert len(res["lc_mean_us"]) == len(res["lc_mode_us"]) == 4
+    assert res["lc_mean_us"][0] == pytest.approx(46.22063)
+    cases, _ = cases_of(parse_text(json.dumps(out), "live.json"))
+    (case,) = cases
+    assert case.workload == "roundtrip" and case.ranks == 4 and case.bytes == 4000
+    assert case.measured_us == pytest.approx(45.718654)

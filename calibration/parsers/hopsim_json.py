@@ -61,9 +61,10 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
                     out.append(Measurement(size=size, reply_size=reply, statistic=stat,
                                            value=float(res[stat]),
                                            repetitions=params.get("exchanges"), **common))
-            out.append(Measurement(size=size, reply_size=reply, statistic="rtt_mean_us",
-                                   value=float(res["rtt_us"]["mean"]),
-                                   repetitions=params.get("exchanges"), **common))
+            if "rtt_us" in res:   # a live latency_checker run prints no single round trip
+                out.append(Measurement(size=size, reply_size=reply, statistic="rtt_mean_us",
+                                       value=float(res["rtt_us"]["mean"]),
+                                       repetitions=params.get("exchanges"), **common))
         else:
             raise fail(source, 1, f"workload {', '.join(_ROW_STATS)} or roundtrip",
                        str(workload))
