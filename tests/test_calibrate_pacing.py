@@ -139,3 +139,13 @@ def test_a_bucket_platform_replays_the_tools_own_count(tmp_path, monkeypatch):
     monkeypatch.setattr("hopsim.calibration.validate.MAX_STATEFUL_ITERATIONS", 200)
     capped = {c.bytes: c for c in validate(str(plat), [str(f)], nodes=4).cases}
     assert capped[509].error_pct < -40
+
+
+def test_the_ping_pong_fit_predicts_the_real_latency_checker():
+    # latency_checker itself (built from its source), 3 trials at 2, 4 and 8 ranks on the
+    # emulated cluster, replayed on the demonstration's ping-pong fit (docs/validation.md).
+    plat = DATA.parent.parent / "docs" / "validation" / "fit-hopbench.toml"
+    files = sorted(str(f) for f in (DATA / "live").glob("latency_checker-*/result.json"))
+    report = validate(str(plat), files, nodes=4)
+    assert len(report.cases) == 9
+    assert report.median_abs_error_pct < 10, report.table()
