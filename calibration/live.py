@@ -44,7 +44,9 @@ class LiveError(InputError):
 
 
 def hopbench_path() -> Path:
-    return Path(__file__).resolve().parent / "hopbench" / "hopbench"
+    from ..built import built_path
+
+    return built_path("calibration", "hopbench", "hopbench")
 
 
 def _find_tool(tool: str, tool_path: str | None, workload: str = "pingpong") -> str:
