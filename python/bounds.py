@@ -91,6 +91,9 @@ BOUNDS: dict[str, Bound] = {
     "exchanges": Bound("int", 1, INT32_MAX, "", "latency_checker's int; memory_estimate() bounds ranks x exchanges"),
     "degree": Bound("int", 0, INT32_MAX, "", "a C++ int (0: RayPlatform's choice); the family checks the rest"),
     # hopsim topology: route statistics walk all n(n-1) ordered pairs.
+    "advise.ranks": Bound("int", 2, 16384, "ranks", "each candidate is a routed simulation; the random family keeps n^2 routes"),
+    "max_connections": Bound("int", 1, 16384, "connections", "at most advise's largest size"),
+    "jobs": Bound("int", 1, 256, "processes", "worker processes on this machine"),
     "topology.ranks": Bound("int", 1, 16384, "ranks", "all-pairs route statistics: ~n^2 routes (bench/memory.py)"),
 }
 

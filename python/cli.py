@@ -184,6 +184,8 @@ def build_parser(argv: list[str]):
                "calibrate": calibration_cli.run_calibrate}
     from .calibration import live, smpi
     runners.update(live=live.add_parser(sub), smpi=smpi.add_parser(sub))
+    from .topologies import advise_cli
+    runners["advise"] = advise_cli.add_parser(sub)
     return parser, runners
 
 

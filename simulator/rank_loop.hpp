@@ -115,6 +115,7 @@ public:
   int node_of(int rank) const { return rank / per_node_; }
   int64_t transfers() const { return transfers_; }
   const std::vector<int64_t>& relays() const { return relays_; }
+  const Overlay* overlay() const { return overlay_.get(); }
   int64_t delivered_hops() const { return delivered_hops_; }
   int64_t delivered_messages() const { return delivered_messages_; }
   double finish_time() const { return finish_time_; }
