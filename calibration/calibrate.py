@@ -74,6 +74,8 @@ def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node,
                       noise_distribution="lognormal") if p.noise_scope != "off" else p
     sf = decide(start, reference, cases, eager, cap=cap, max_nfev=MAX_NFEV, progress=progress)
     d = determine(sf, start, base_platform, base_label, dict(p.provenance), cap, MAX_NFEV)
+    if progress:
+        progress(f"joint fit: {d.evaluations} simulations of every case in {d.seconds:.0f} s")
     fitted = d.fit.platform
     if p.noise_scope != "off":
         fitted = fitted.replace(**{f: getattr(p, f) for f in ("noise_scope", "noise_distribution",
@@ -186,15 +188,17 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
             f"held out of the fit and predicted: {each}; median over files "
             f"{table.median_over_files():.1f}%")})
         fit.platform = p
-        lines.append(table.text().rstrip("\n"))
+        lines += table.text().rstrip("\n").splitlines()
     if leave_one_out is not None:
         table = leave_one_out
-        p = p.replace(provenance={**p.provenance, "validation.leave_one_out": (
-            "each file predicted by the joint fit on the others: " + ", ".join(
-                f"{x.file} (median |error| {x.median_abs_error_pct:.1f}%)" for x in table.predictions)
-            + f"; median over files {table.median_over_files():.1f}%")})
-        fit.platform = p
-        lines.append(table.text(per_case=False).rstrip("\n"))
+        if table.predictions:
+            each = ", ".join(f"{x.file} (median |error| {x.median_abs_error_pct:.1f}%)"
+                             for x in table.predictions)
+            p = p.replace(provenance={**p.provenance, "validation.leave_one_out": (
+                f"each file predicted by the joint fit on the others: {each}; median over "
+                f"files {table.median_over_files():.1f}%")})
+            fit.platform = p
+        lines += table.text(per_case=False).rstrip("\n").splitlines()
     text = "\n".join(lines) + "\n"
 
     eager = next((f.value for f in fit.fitted if f.key == "host.eager_threshold_bytes"), None)

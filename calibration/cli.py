@@ -190,7 +190,11 @@ def _cross_validate(args, files, kw):
     for f in files:
         rest = [g for g in files if g != f]
         kw["progress"](f"leave-one-out: fitting without {f}")
-        fitted = calibrate_files(rest, name="loo", **kw).fit.platform
+        try:
+            fitted = calibrate_files(rest, name="loo", **kw).fit.platform
+        except InputError as e:
+            table.unfitted.append((f, str(e)))
+            continue
         table.predictions += predict(fitted, [f], args.ranks_per_node).predictions
     return table
 

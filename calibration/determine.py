@@ -22,6 +22,8 @@ class Determined:
     lines: list[str]
     provenance: dict[str, str]
     fixed: dict[str, str]          # field -> why it was left where it is
+    evaluations: int = 0
+    seconds: float = 0.0           # wall time (stderr only: the report stays deterministic)
 
 
 def _se_text(se: float) -> str:
@@ -61,9 +63,8 @@ def determine(sf: StructureFit, start: Platform, base: Platform | None, base_lab
            f"({', '.join(files)}), log residuals weighted per file, scipy least_squares "
            f"(soft_l1)")
     evaluations = sf.evaluations + (j.evaluations if j is not sf.fit else 0)
-    seconds = sf.seconds + (j.seconds if j is not sf.fit else 0.0)
     lines = [f"joint fit: {j.n} cases of {len(files)} file(s), {evaluations} simulations of "
-             f"every case, {seconds:.0f} s; median |error| on them "
+             f"every case; median |error| on them "
              f"{j.median_abs_error_pct():.1f}% (at most {cap} iterations per case)"]
     lines.append("structure (BIC on the robust log residuals, lower is better):")
     for d in sf.decisions:
@@ -75,11 +76,14 @@ def determine(sf: StructureFit, start: Platform, base: Platform | None, base_lab
         k = key(f)
         v = getattr(j.platform, f)
         if f in fixed:
-            prov[k] = fixed[f] + f"; the closed form had: {start_provenance.get(k, 'none')}"
+            prov[k] = (fixed[f] + f"; the closed form had: {start_provenance.get(k, 'none')}"
+                       + (f"; {prov[k]}" if k in prov else ""))
             lines.append(f"  {k} = {v}    {fixed[f]}")
         else:
             se = j.se_rel.get(f, math.nan)
             prov[k] = (f"{how}; value {v}, relative SE {100 * se:.1f}%; started from the closed "
-                       f"form: {start_provenance.get(k, getattr(start, f))}")
+                       f"form: {start_provenance.get(k, getattr(start, f))}"
+                       + (f"; {prov[k]}" if k in prov else ""))
             lines.append(f"  {k} = {v}    (relative SE {100 * se:.1f}%, determined)")
-    return Determined(j, lines, prov, fixed)
+    seconds = sf.seconds + (j.seconds if j is not sf.fit else 0.0)
+    return Determined(j, lines, prov, fixed, evaluations, seconds)

@@ -31,6 +31,8 @@ class Prediction:
 class HoldoutTable:
     predictions: list[Prediction] = field(default_factory=list)
     title: str = "held out"
+    # (file, why): leave-one-out folds whose remaining files could not be fitted.
+    unfitted: list[tuple[str, str]] = field(default_factory=list)
 
     def median_over_files(self) -> float | None:
         m = [p.median_abs_error_pct for p in self.predictions]
@@ -49,6 +51,8 @@ class HoldoutTable:
         lines.append(f"  {'file':<60} {'cases':>5} {'median |error| %':>16}")
         for p in self.predictions:
             lines.append(f"  {p.file:<60} {len(p.cases):>5} {p.median_abs_error_pct:>16.1f}")
+        for f, why in self.unfitted:
+            lines.append(f"  {f:<60} not predicted: the other files cannot be fitted ({why})")
         if self.predictions:
             lines.append(f"  median over files: {self.median_over_files():.1f}%")
         return "\n".join(lines) + "\n"
