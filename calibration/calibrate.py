@@ -90,7 +90,7 @@ def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node,
 def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="calibrated",
                     argv=None, joint=False, cap=FIT_CAP, progress=None,
                     holdout=None, leave_one_out=None) -> CalibrationResult:
-    """joint=True: after the closed-form fitters, the joint fit with the engine in the loop
+    """joint=True: after the closed-form fitters, the joint fit over the engine's simulations
     (calibration/joint.py, structure.py, determine.py) over every case of every file."""
     measurements = [m for f in files for m in parse_file(f)]
     platform, given = _base(base, name, nodes, ranks_per_node)

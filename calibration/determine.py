@@ -59,7 +59,7 @@ def determine(sf: StructureFit, start: Platform, base: Platform | None, base_lab
             j.se_rel.setdefault(f, before.se_rel.get(f, math.inf))
     files = sorted({c.file for c in j.cases})
     prov = {}
-    how = (f"joint fit with the engine in the loop: {j.n} cases of {len(files)} file(s) "
+    how = (f"joint fit, every case simulated by the engine: {j.n} cases of {len(files)} file(s) "
            f"({', '.join(files)}), log residuals weighted per file, scipy least_squares "
            f"(soft_l1)")
     evaluations = sf.evaluations + (j.evaluations if j is not sf.fit else 0)

@@ -65,6 +65,8 @@ class Case:
     measured_repetitions: int | None = None  # the tool's count, before any cap
     # Noise-carrying platforms: the case simulated with NOISE_SEEDS seeds.
     distribution: list[float] = field(default_factory=list)
+    # The run as case_of made it, before any platform's caps (simulate_cases).
+    replayed: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def percentile(self) -> float | None:
@@ -288,13 +290,13 @@ def simulate_cases(plat, cases: list[Case], seed: int = 1, progress=None,
     """Fill every case's simulated_us on plat (a Platform): the one way validate and the
     joint fit (calibration/joint.py) replay measured cases. cap: at most this many
     iterations, repetitions or round trips per rank per case (the joint fit's budget);
-    None keeps validate's own caps. The cases' own run parameters are left as they were."""
-    kept = [dict(c.run) for c in cases]
-    try:
-        _simulate_cases(plat, cases, seed, progress, cap)
-    finally:
-        for c, run in zip(cases, kept):
-            c.run = run
+    None keeps validate's own caps. Each call starts from the case's run as case_of made
+    it; c.run then holds what was simulated."""
+    for c in cases:
+        if c.replayed is None:
+            c.replayed = dict(c.run)
+        c.run = dict(c.replayed)
+    _simulate_cases(plat, cases, seed, progress, cap)
 
 
 def _simulate_cases(plat, cases, seed, progress, cap) -> None:
