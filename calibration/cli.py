@@ -111,6 +111,19 @@ def add_calibrate(sub):
                    help="the new platform's name (default: --out's file name without .toml)")
     p.add_argument("--plot", metavar="FIT.png",
                    help="also draw the ping-pong fit into this PNG file (default: no figure)")
+    joint = p.add_argument_group("joint fit and cross-validation (docs/calibration.md)")
+    joint.add_argument("--closed-form", action="store_true",
+                       help="only the closed-form fitters, no joint fit with the engine in the "
+                            "loop (default: the joint fit runs after them)")
+    joint.add_argument("--holdout", nargs="+", metavar="FILE",
+                       help="fit on FILES without these, then print measured vs predicted for "
+                            "them (default: none)")
+    joint.add_argument("--leave-one-out", action="store_true",
+                       help="fit on all FILES but one, predict that one, for each file in turn; "
+                            "print the table, then fit on all (default: off)")
+    joint.add_argument("--fit-iterations", type=_positive, metavar="N",
+                       help="iterations (repetitions, round trips per rank) per case at most "
+                            "while fitting jointly (default: the joint fit's budget, 300)")
 
 
 def run_calibrate(args) -> int:
@@ -135,9 +148,24 @@ def run_calibrate(args) -> int:
         raise InputError(f"{live_opts[0]} applies to --live")
     elif not files:
         raise InputError("give measurement FILES, or --live to measure a ping-pong first")
-    result = calibrate_files(files, base=args.base, nodes=args.nodes,
-                             ranks_per_node=args.ranks_per_node,
-                             name=args.name or out.stem, argv=sys.argv[1:])
+    from .holdout import split
+    from .joint import FIT_CAP
+
+    if args.closed_form and (args.holdout or args.leave_one_out or args.fit_iterations):
+        raise InputError("--closed-form: --holdout, --leave-one-out and --fit-iterations "
+                         "need the joint fit")
+    if args.holdout and args.leave_one_out:
+        raise InputError("--holdout or --leave-one-out, not both")
+    if args.leave_one_out and len(files) < 2:
+        raise InputError("--leave-one-out needs two FILES at least")
+    fit_files = split(files, args.holdout) if args.holdout else files
+    kw = dict(base=args.base, nodes=args.nodes, ranks_per_node=args.ranks_per_node,
+              joint=not args.closed_form, cap=args.fit_iterations or FIT_CAP,
+              progress=lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n"))
+    result = calibrate_files(fit_files, name=args.name or out.stem, argv=sys.argv[1:],
+                             holdout=args.holdout, leave_one_out=_cross_validate(args, files, kw),
+                             **kw)
+
     # Everything is computed: only now write, each file whole or not at all.
     xml, cfg = out.with_suffix(".xml"), out.with_suffix(".smpi")
     _atomic(out, lambda tmp: Path(tmp).write_text(result.toml, encoding="utf-8"))
@@ -149,6 +177,26 @@ def run_calibrate(args) -> int:
     sys.stdout.write(f"wrote {out}, {xml} (SimGrid platform) and {cfg} (SMPI --cfg flags)"
                      + (f", {args.plot}" if args.plot else "") + "\n")
     return 0
+
+
+def _cross_validate(args, files, kw):
+    """--leave-one-out: the table of each file predicted by the fit on the others."""
+    if not args.leave_one_out:
+        return None
+    from .calibrate import calibrate_files
+    from .holdout import HoldoutTable, predict
+
+    table = HoldoutTable(title="leave one file out (each file predicted by the fit on the others)")
+    for f in files:
+        rest = [g for g in files if g != f]
+        kw["progress"](f"leave-one-out: fitting without {f}")
+        try:
+            fitted = calibrate_files(rest, name="loo", **kw).fit.platform
+        except InputError as e:
+            table.unfitted.append((f, str(e)))
+            continue
+        table.predictions += predict(fitted, [f], args.ranks_per_node).predictions
+    return table
 
 
 def measure_live(args, out: Path) -> str:

@@ -65,6 +65,8 @@ class Case:
     measured_repetitions: int | None = None  # the tool's count, before any cap
     # Noise-carrying platforms: the case simulated with NOISE_SEEDS seeds.
     distribution: list[float] = field(default_factory=list)
+    # The run as case_of made it, before any platform's caps (simulate_cases).
+    replayed: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def percentile(self) -> float | None:
@@ -283,22 +285,29 @@ def cases_of(measurements: list[Measurement], ranks_per_node: int | None = None)
     return cases, skipped
 
 
-def validate(platform, files, nodes: int | None = None, ranks_per_node: int | None = None,
-             seed: int = 1, progress=None) -> Report:
-    """Parse files, simulate every case on platform, and compare."""
-    from .. import platforms
+def simulate_cases(plat, cases: list[Case], seed: int = 1, progress=None,
+                   cap: int | None = None) -> None:
+    """Fill every case's simulated_us on plat (a Platform): the one way validate and the
+    joint fit (calibration/joint.py) replay measured cases. cap: at most this many
+    iterations, repetitions or round trips per rank per case (the joint fit's budget);
+    None keeps validate's own caps. Each call starts from the case's run as case_of made
+    it; c.run then holds what was simulated."""
+    for c in cases:
+        if c.replayed is None:
+            c.replayed = dict(c.run)
+        c.run = dict(c.replayed)
+    _simulate_cases(plat, cases, seed, progress, cap)
 
-    plat = platforms.load(platform)
-    if nodes is not None:
-        plat = plat.replace(nodes=nodes)
-    measurements = [m for f in files for m in parse_file(f)]
-    cases, skipped = cases_of(measurements, ranks_per_node)
-    if not cases:
-        raise InputError(f"nothing to validate: no file holds a case hopsim simulates "
-                         f"({'; '.join(f'{w}: {y}' for _, w, y in skipped[:3])})")
-    if plat.bucket_gbps > 0:
-        for c in cases:
+
+def _simulate_cases(plat, cases, seed, progress, cap) -> None:
+    for c in cases:
+        c.distribution.clear()
+        if plat.bucket_gbps > 0:
             _uncap(c)
+        if cap is not None:
+            for key in ("iterations", "repetitions", "exchanges"):
+                if key in c.run:
+                    c.run[key] = min(c.run[key], cap)
     groups: dict = {}
     for c in cases:
         groups.setdefault((c.file,) + c.group_key(), []).append(c)
@@ -316,4 +325,20 @@ def validate(platform, files, nodes: int | None = None, ranks_per_node: int | No
                 c.distribution.append(c.simulated_us)
         for c in group:
             c.simulated_us = statistics.median(c.distribution)
+
+
+def validate(platform, files, nodes: int | None = None, ranks_per_node: int | None = None,
+             seed: int = 1, progress=None) -> Report:
+    """Parse files, simulate every case on platform, and compare."""
+    from .. import platforms
+
+    plat = platforms.load(platform)
+    if nodes is not None:
+        plat = plat.replace(nodes=nodes)
+    measurements = [m for f in files for m in parse_file(f)]
+    cases, skipped = cases_of(measurements, ranks_per_node)
+    if not cases:
+        raise InputError(f"nothing to validate: no file holds a case hopsim simulates "
+                         f"({'; '.join(f'{w}: {y}' for _, w, y in skipped[:3])})")
+    simulate_cases(plat, cases, seed, progress)
     return Report(plat.name, cases, skipped)

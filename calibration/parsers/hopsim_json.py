@@ -39,6 +39,11 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
     out = []
     try:
         if workload in _ROW_STATS:
+            # The run's own count (parameters), when the rows do not repeat it: a token
+            # bucket makes a replay with another count a different experiment.
+            params = doc.get("parameters") or {}
+            count = params.get("iterations", params.get("repetitions"))
+            count = count if isinstance(count, int) and count > 0 else None
             for row in res["rows"]:
                 for stat in _ROW_STATS[workload]:
                     # A bandwidth row says its window and timed windows.
@@ -46,7 +51,7 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
                     out.append(Measurement(size=int(row["bytes"]), statistic=stat,
                                            value=float(row[stat]), replay=replay,
                                            repetitions=row.get("repetitions",
-                                                               row.get("iterations")),
+                                                               row.get("iterations", count)),
                                            **common))
         elif workload == "roundtrip":
             params = doc.get("parameters") or {}
