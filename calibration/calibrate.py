@@ -6,12 +6,13 @@
 """
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from dataclasses import dataclass
 
 from ..errors import InputError
 from ..platforms.platform import FILE_KEYS, Platform
-from .fit import FitReport, calibrate
+from .fit import FitReport, calibrate, trial_offsets
 from .parsers import parse_file
 from .platform_file import platform_toml
 from .simgrid_export import simgrid_texts
@@ -57,11 +58,18 @@ def _base(base, name: str, nodes, ranks_per_node) -> tuple[Platform, set[str]]:
 
 
 def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node, cap, progress,
-           eager):
+           eager, offsets):
     """The closed-form platform p refitted jointly; (platform, report lines)."""
     from .determine import determine
     from .structure import decide
 
+    if p.noise_scope == "run" and offsets:
+        # The noise is each trial's delay over the fastest trial: the noiseless model the
+        # joint fit adjusts must meet the trials with that delay taken off, or the latency
+        # would absorb the typical delay and the noise add it again.
+        measurements = [dataclasses.replace(m, value=m.value - offsets[m.source])
+                        if m.source in offsets and m.workload == "pingpong" else m
+                        for m in measurements]
     cases, _ = cases_of(measurements, ranks_per_node)
     if not cases:
         raise InputError("--joint: no file holds a case hopsim simulates")
@@ -132,7 +140,7 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
     if joint:
         eager = p.eager_threshold_bytes if "host.eager_threshold_bytes" in fitted_keys else None
         p, joint_lines = _joint(p, measurements, base_platform, base, ranks_per_node, cap, progress,
-                                eager)
+                                eager, trial_offsets(fit.data.pingpong))
     fit.platform = p
 
     # Residual per size and per round-trip case, from the engine on the fitted platform.
