@@ -15,7 +15,7 @@ from .fit import FitReport, calibrate
 from .parsers import parse_file
 from .platform_file import platform_toml
 from .simgrid_export import simgrid_texts
-from .validate import MAX_STATEFUL_ITERATIONS, Case, _simulate_group
+from .validate import MAX_STATEFUL_ITERATIONS, Case, _simulate_group, with_placement
 
 # What a platform needs that no measurement here can give: placeholders only while the
 # fit runs; any of them not fitted and not from --base makes calibrate refuse.
@@ -30,6 +30,14 @@ class CalibrationResult:
     smpi_flags: str
     text: str
     simulated: dict[int, float]
+
+
+def _nodes_needed(m) -> int:
+    """Nodes a measured run used: its recorded map's, else ranks / ranks per node."""
+    placed = dict(m.replay).get("placement")
+    if isinstance(placed, tuple):
+        return max(placed) + 1
+    return -(-m.ranks // m.ranks_per_node)
 
 
 def _base(base, name: str, nodes, ranks_per_node) -> tuple[Platform, set[str]]:
@@ -55,8 +63,8 @@ def _base(base, name: str, nodes, ranks_per_node) -> tuple[Platform, set[str]]:
 
 
 def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="calibrated",
-                    argv=None) -> CalibrationResult:
-    measurements = [m for f in files for m in parse_file(f)]
+                    argv=None, placement=None) -> CalibrationResult:
+    measurements = with_placement([m for f in files for m in parse_file(f)], placement)
     platform, given = _base(base, name, nodes, ranks_per_node)
     # Runs that placed several ranks per node (hopsim and live JSON record it) must fit
     # the platform they are replayed on: room for their placement, as a fact of the data.
@@ -64,7 +72,7 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
               and m.ranks > m.ranks_per_node and m.rank is None]
     if placed:
         cores = max(m.ranks_per_node for m in placed)
-        need = max(-(-m.ranks // m.ranks_per_node) for m in placed)
+        need = max(_nodes_needed(m) for m in placed)
         changes = {k: v for k, v in (("cores", cores), ("nodes", need))
                    if v > getattr(platform, k) and not (k == "nodes" and nodes is not None)}
         if changes:

@@ -34,6 +34,12 @@ def _placement(p):
     p.add_argument("--ranks-per-node", type=_positive, metavar="K",
                    help="ranks per node in the measured runs, e.g. 2 for a ping-pong inside "
                         "one node (default: what the file says, else 1)")
+    from .. import workload_flags
+    workload_flags.add_placement(p, "how the measured runs placed ranks on nodes, for files "
+                                    "that do not record it (IMB, OSU, NetPIPE, latency_checker, "
+                                    "Ray; a hopsim or live JSON keeps its own): block, cyclic, "
+                                    "a rankfile, or a hostfile as --map-by slot (FILE, "
+                                    "block:FILE) or node (cyclic:FILE); default block")
 
 
 def add_validate(sub):
@@ -63,7 +69,8 @@ def run_validate(args) -> int:
     if args.plot:
         plots.check_path(args.plot)
     report = validate(args.platform, args.files, nodes=args.nodes,
-                      ranks_per_node=args.ranks_per_node, seed=args.seed)
+                      ranks_per_node=args.ranks_per_node, seed=args.seed,
+                      placement=args.placement)
     if args.plot:
         _atomic(args.plot, lambda tmp: plots.validation_plot(report, tmp))
     sys.stdout.write(json.dumps(report.to_dict()) + "\n" if args.json else report.table())
@@ -136,7 +143,7 @@ def run_calibrate(args) -> int:
     elif not files:
         raise InputError("give measurement FILES, or --live to measure a ping-pong first")
     result = calibrate_files(files, base=args.base, nodes=args.nodes,
-                             ranks_per_node=args.ranks_per_node,
+                             ranks_per_node=args.ranks_per_node, placement=args.placement,
                              name=args.name or out.stem, argv=sys.argv[1:])
     # Everything is computed: only now write, each file whole or not at all.
     xml, cfg = out.with_suffix(".xml"), out.with_suffix(".smpi")

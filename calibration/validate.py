@@ -14,6 +14,7 @@ simulated, with why.
 """
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from dataclasses import dataclass, field
 
@@ -83,8 +84,10 @@ class Case:
         return 100.0 * (self.simulated_us - self.measured_us) / self.measured_us
 
     def label(self) -> str:
+        placed = self.run.get("placement", "block")
+        placed = "" if placed == "block" else f", {placed if isinstance(placed, str) else 'mapped'}"
         return (f"{self.tool} {self.workload} {self.ranks} ranks ({self.ranks_per_node} per "
-                f"node) {self.bytes} B")
+                f"node{placed}) {self.bytes} B")
 
     def simulate(self, platform) -> float:
         """This case alone on platform (a Platform, a preset or a file)."""
@@ -97,7 +100,28 @@ class Case:
 
 
 def case_of(m: Measurement, ranks_per_node: int | None = None) -> Case | None:
-    """The case that replays m, or None when hopsim has no workload for it."""
+    """The case that replays m, or None when hopsim has no workload for it. A placement
+    in m.replay (a hopsim or live JSON's record, or with_placement's) goes with it."""
+    case = _case_of(m, ranks_per_node)
+    placed = dict(m.replay).get("placement")
+    if case is not None and placed is not None:
+        case.run["placement"] = placed
+    return case
+
+
+def with_placement(measurements: list[Measurement], placement) -> list[Measurement]:
+    """The measurements, those that do not record a placement (third-party files) given
+    `placement` (--placement: block, cyclic, a rankfile or hostfile, read per case)."""
+    if placement is None:
+        return measurements
+    if isinstance(placement, list):
+        placement = tuple(placement)
+    return [m if "placement" in dict(m.replay)
+            else dataclasses.replace(m, replay=m.replay + (("placement", placement),))
+            for m in measurements]
+
+
+def _case_of(m: Measurement, ranks_per_node: int | None = None) -> Case | None:
     if m.rank is not None:
         return None
     key = (m.tool, m.statistic)
@@ -157,7 +181,7 @@ def _simulate_group(platform, cases: list[Case], seed: int = 1, keep_seed: bool 
                           ranks_per_node=first.ranks_per_node, seed=seed, **run).results
     except InputError as e:
         raise InputError(f"{first.file}:{first.line}: cannot replay {first.label()}: {e} "
-                         f"(--nodes and --ranks-per-node set the placement)") from None
+                         f"(--nodes, --ranks-per-node and --placement set the placement)") from None
     if first.workload == "bandwidth":
         by_size = {r["bytes"]: r["window_us"] / r["window"] for r in result["rows"]}
         for c in cases:
@@ -284,14 +308,14 @@ def cases_of(measurements: list[Measurement], ranks_per_node: int | None = None)
 
 
 def validate(platform, files, nodes: int | None = None, ranks_per_node: int | None = None,
-             seed: int = 1, progress=None) -> Report:
+             seed: int = 1, progress=None, placement=None) -> Report:
     """Parse files, simulate every case on platform, and compare."""
     from .. import platforms
 
     plat = platforms.load(platform)
     if nodes is not None:
         plat = plat.replace(nodes=nodes)
-    measurements = [m for f in files for m in parse_file(f)]
+    measurements = with_placement([m for f in files for m in parse_file(f)], placement)
     cases, skipped = cases_of(measurements, ranks_per_node)
     if not cases:
         raise InputError(f"nothing to validate: no file holds a case hopsim simulates "

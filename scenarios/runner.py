@@ -48,6 +48,8 @@ def _label(scenario: Scenario, index: int, point: dict) -> str:
 def _call_args(scenario: Scenario, point: dict) -> dict:
     args = dict(point)
     args["platform"] = scenario.platform_ref(point["platform"])
+    if "placement" in point:
+        args["placement"] = scenario.placement_ref(point["placement"])
     if scenario.platform_overrides:
         base = platforms.load(args["platform"])
         try:
