@@ -84,6 +84,35 @@ def test_four_rank_roundtrip_and_exchange_on_two_hosts(clean_before_after):
     assert "# Benchmarking Exchange" in text and "# #processes = 4" in text
 
 
+def test_cyclic_and_rankfile_placements_run_as_recorded(clean_before_after, tmp_path):
+    # --map-by node over 2 hosts: ranks 0, 2 on one host, 1, 3 on the other; each rank's
+    # own hostname (hopbench reports it; every emulated host has its own) shows it ran so.
+    ex, _ = run_live("exchange", 4, 2, emulate_cluster=2, link_rate=RATE, sizes=[0, 65536],
+                     repetitions=5, placement="cyclic", timeout=90, out=str(tmp_path / "cyclic"))
+    assert ex["live"]["mpirun"].endswith(" --map-by node " + str(hopbench_path())
+                                         + " exchange --sizes 0,65536 --repetitions 5")
+    assert ex["parameters"]["placement"] == "cyclic"
+    assert ex["live"]["node_of_rank"] == [0, 1, 0, 1]
+    names = ex["live"]["host_names"]
+    assert names[0] == names[2] != names[1] == names[3]
+    # The record is what a replay reads.
+    from hopsim.calibration.parsers import parse_file
+    ms = parse_file(str(tmp_path / "cyclic" / "result.json"))
+    assert {dict(m.replay)["placement"] for m in ms} == {"cyclic"}
+    # A rankfile: its own host names, mapped onto the emulated hosts in order of first
+    # appearance (alpha: host 0, beta: host 1), given to mpirun as a rankfile.
+    rankfile = tmp_path / "ranks"
+    rankfile.write_text("rank 0=alpha slot=0\nrank 1=beta slot=0\nrank 2=beta slot=1\n"
+                        "rank 3=alpha slot=1\n")
+    ex, _ = run_live("exchange", 4, emulate_cluster=2, link_rate=RATE, sizes=[0],
+                     repetitions=5, placement=str(rankfile), timeout=90)
+    assert " --rankfile " in ex["live"]["mpirun"]
+    assert ex["parameters"]["placement"] == ex["live"]["node_of_rank"] == [0, 1, 1, 0]
+    assert ex["ranks_per_node"] == 2
+    names = ex["live"]["host_names"]
+    assert names[0] == names[3] != names[1] == names[2]
+
+
 def _wait_for_namespaces(proc, seconds=30):
     deadline = time.time() + seconds
     while time.time() < deadline:
