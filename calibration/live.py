@@ -143,7 +143,8 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
             raise InputError(f"--ranks: {ranks} ranks at {ranks_per_node} per host need "
                              f"{work.nodes_used} hosts; --emulate-cluster gives {emulate_cluster}")
     real_hosts = None
-    if hostfile is not None:  # a file's own host names, else the hostfile's, in order
+    if hostfile is not None and placed.policy != "block":
+        # Host i of the placement: a file's own host names, else the hostfile's, in order.
         real_hosts = list(placed.hosts) or _hostfile_hosts(hostfile, work)
     binary = _find_tool(tool, tool_path, workload)
     mpirun = shutil.which("mpirun")

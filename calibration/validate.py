@@ -219,7 +219,9 @@ class Report:
         return {
             "platform": self.platform,
             "cases": [{"file": c.file, "line": c.line, "tool": c.tool, "workload": c.workload,
-                       "ranks": c.ranks, "ranks_per_node": c.ranks_per_node, "bytes": c.bytes,
+                       "ranks": c.ranks, "ranks_per_node": c.ranks_per_node,
+                       "placement": _placement_record(c.run.get("placement", "block")),
+                       "bytes": c.bytes,
                        "statistic": c.statistic, "measured_us": c.measured_us,
                        "simulated_us": c.simulated_us, "error_pct": c.error_pct,
                        **({"measured_mbytes_per_sec": c.bytes / c.measured_us,
@@ -291,6 +293,10 @@ def _why_not(m: Measurement) -> str:
             return "a bandwidth printed as 0.00 MB/s (below the tool's resolution) or of 0 bytes"
         return f"{m.statistic} is not the statistic compared (see docs/validation.md)"
     return f"hopsim has no {m.workload} workload"
+
+
+def _placement_record(value):
+    return list(value) if isinstance(value, tuple) else value
 
 
 def cases_of(measurements: list[Measurement], ranks_per_node: int | None = None):
