@@ -213,6 +213,9 @@ def test_scenarios_sweep_placement_and_read_files_beside_them(platform, tmp_path
     # The rankfile places ranks as cyclic does (x: 0, 2; y: 1, 3): 3c + L, 5c + L, 5c + L.
     assert t_max == pytest.approx([25, 35, 35], abs=1e-9)
     assert [r["parameters"]["placement"] for r in runs] == ["block", "cyclic", [0, 1, 0, 1]]
+    csv = (tmp_path / "out" / "results.csv").read_text().splitlines()
+    column = csv[0].split(",").index("placement")
+    assert [row.split(",")[column] for row in csv[1:]] == ["block", "cyclic", "ranks.txt"]
 
 
 def test_validate_replays_the_recorded_placement_and_applies_the_flag_to_other_files(
