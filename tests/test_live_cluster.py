@@ -113,6 +113,47 @@ def test_cyclic_and_rankfile_placements_run_as_recorded(clean_before_after, tmp_
     assert names[0] == names[3] != names[1] == names[2]
 
 
+def _ranks_hosts(c, placement_args, ranks):
+    """Run hopbench's 0-byte exchange with mpirun's own placement flags on cluster c;
+    each rank's host index (from the hostname it reports)."""
+    from contextlib import ExitStack
+    from hopsim.calibration import live_result
+    from hopsim.calibration.live import _mpirun
+
+    cmd = ["mpirun", "-np", str(ranks), "--oversubscribe", "--mca", "mpi_yield_when_idle", "1",
+           *c.mpirun_args(), *placement_args, str(hopbench_path()), "exchange", "--sizes", "0",
+           "--repetitions", "2"]
+    with ExitStack() as stack:
+        stdout, _, _ = _mpirun(cmd, 90, stack)
+    hosts = live_result.parse_raw(stdout)["hosts"]
+    names = [name for name, _ in c.hosts]
+    return tuple(names.index(hosts[r]) for r in range(ranks))
+
+
+def test_open_mpi_places_ranks_as_hopsim_reads_its_files(clean_before_after, tmp_path):
+    # The same rankfile and hostfiles given to mpirun and to hopsim.placement: each rank's
+    # reported host is the node hopsim's map gives it (nodes numbered as the file first
+    # names them; host i of the cluster is address i).
+    from hopsim.placement import read
+
+    with cluster.EmulatedCluster(2, RATE) as c:
+        a0, a1 = c.addresses()
+        rankfile = tmp_path / "ranks"
+        rankfile.write_text(f"rank 0={a1} slot=0\nrank 1={a0} slot=0\nrank 2={a1} slot=1\n"
+                            f"rank 3={a1} slot=0-1\n")
+        hostfile = tmp_path / "hosts"
+        hostfile.write_text(f"{a0} slots=2\n{a1} slots=4\n")
+        mine = read(rankfile.read_text(), "ranks", 4)
+        assert mine.hosts == (a1, a0)
+        ran = _ranks_hosts(c, ["--hostfile", str(hostfile), "--rankfile", str(rankfile)], 4)
+        assert tuple(mine.hosts.index(c.addresses()[h]) for h in ran) == mine.node_map
+        # --map-by slot fills a0's 2 slots first; --map-by node spreads 5 ranks 2 + 3
+        # and ranks them round-robin (Open MPI 4.1's rmaps_rr_bynode).
+        for policy, flag in (("block", "slot"), ("cyclic", "node")):
+            expected = read(hostfile.read_text(), "hosts", 5, policy).node_map
+            assert _ranks_hosts(c, ["--hostfile", str(hostfile), "--map-by", flag], 5) == expected
+
+
 def _wait_for_namespaces(proc, seconds=30):
     deadline = time.time() + seconds
     while time.time() < deadline:
