@@ -249,3 +249,10 @@ def test_validate_replays_the_recorded_placement_and_applies_the_flag_to_other_f
     # IMB's file says nothing: the flag decides.
     assert imb_block[("exchange", 0)] == pytest.approx(t_avg["block"], abs=1e-9)
     assert imb_cyclic[("exchange", 0)] == pytest.approx(t_avg["cyclic"], abs=1e-9)
+
+
+def test_live_places_ranks_on_hosts_only_with_hosts():
+    p = cli("live", "--workload", "pingpong", "--ranks", 2, "--placement", "cyclic")
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr == ("hopsim: error: --placement: placing ranks on hosts needs --hostfile "
+                        "or --emulate-cluster\n")
