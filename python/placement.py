@@ -40,16 +40,13 @@ _MAX_KEYS = ("max_slots", "max-slots", "slots_max", "slots-max", "cpu_max", "cpu
 @dataclass(frozen=True)
 class Placement:
     """A resolved placement: the engine's policy ("block", "cyclic" or "map") and, for a
-    map, the node of each rank and the host name of each node (when a file named them)."""
+    map, the node of each rank, the host name of each node (when a file named them) and
+    the file it was read from."""
 
     policy: str
     node_map: tuple[int, ...] = ()
     hosts: tuple[str, ...] = ()
     source: str = ""
-
-    def record(self):
-        """What a result's parameters.placement holds: the policy's name, or the map."""
-        return self.policy if self.policy in POLICIES else list(self.node_map)
 
     def ranks_per_node(self) -> int:
         """The most ranks on one node of an explicit map."""
