@@ -17,7 +17,7 @@ from .parsers import parse_file
 from .platform_file import platform_toml
 from .simgrid_export import simgrid_texts
 from .joint import FIT_CAP, MAX_NFEV
-from .validate import MAX_STATEFUL_ITERATIONS, Case, _simulate_group, cases_of
+from .validate import MAX_STATEFUL_ITERATIONS, Case, _simulate_group, cases_of, with_placement
 
 # What a platform needs that no measurement here can give: placeholders only while the
 # fit runs; any of them not fitted and not from --base makes calibrate refuse.
@@ -33,6 +33,14 @@ class CalibrationResult:
     text: str
     simulated: dict[int, float]
     holdout: object = None        # holdout.HoldoutTable when files were held out
+
+
+def _nodes_needed(m) -> int:
+    """Nodes a measured run used: its recorded map's, else ranks / ranks per node."""
+    placed = dict(m.replay).get("placement")
+    if isinstance(placed, tuple):
+        return max(placed) + 1
+    return -(-m.ranks // m.ranks_per_node)
 
 
 def _base(base, name: str, nodes, ranks_per_node) -> tuple[Platform, set[str]]:
@@ -97,10 +105,11 @@ def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node,
 
 def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="calibrated",
                     argv=None, joint=False, cap=FIT_CAP, progress=None,
-                    holdout=None, leave_one_out=None) -> CalibrationResult:
+                    holdout=None, leave_one_out=None, placement=None) -> CalibrationResult:
     """joint=True: after the closed-form fitters, the joint fit over the engine's simulations
-    (calibration/joint.py, structure.py, determine.py) over every case of every file."""
-    measurements = [m for f in files for m in parse_file(f)]
+    (calibration/joint.py, structure.py, determine.py) over every case of every file.
+    placement: for files that record none (third-party tools), how their ranks were placed."""
+    measurements = with_placement([m for f in files for m in parse_file(f)], placement)
     platform, given = _base(base, name, nodes, ranks_per_node)
     base_platform = platform if base is not None else None
     # Runs that placed several ranks per node (hopsim and live JSON record it) must fit
@@ -109,7 +118,7 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
               and m.ranks > m.ranks_per_node and m.rank is None]
     if placed:
         cores = max(m.ranks_per_node for m in placed)
-        need = max(-(-m.ranks // m.ranks_per_node) for m in placed)
+        need = max(_nodes_needed(m) for m in placed)
         changes = {k: v for k, v in (("cores", cores), ("nodes", need))
                    if v > getattr(platform, k) and not (k == "nodes" and nodes is not None)}
         if changes:
@@ -189,7 +198,7 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
     table = None
     if holdout:
         from .holdout import predict
-        table = predict(p, holdout, ranks_per_node)
+        table = predict(p, holdout, ranks_per_node, placement=placement)
         each = ", ".join(f"{x.file} (median |error| {x.median_abs_error_pct:.1f}%)"
                          for x in table.predictions)
         p = p.replace(provenance={**p.provenance, "validation.holdout": (

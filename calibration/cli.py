@@ -34,6 +34,12 @@ def _placement(p):
     p.add_argument("--ranks-per-node", type=_positive, metavar="K",
                    help="ranks per node in the measured runs, e.g. 2 for a ping-pong inside "
                         "one node (default: what the file says, else 1)")
+    from .. import workload_flags
+    workload_flags.add_placement(p, "how the measured runs placed ranks on nodes, for files "
+                                    "that do not record it (IMB, OSU, NetPIPE, latency_checker, "
+                                    "Ray; a hopsim or live JSON keeps its own): block, cyclic, "
+                                    "a rankfile, or a hostfile as --map-by slot (FILE, "
+                                    "block:FILE) or node (cyclic:FILE); default block")
 
 
 def add_validate(sub):
@@ -63,7 +69,8 @@ def run_validate(args) -> int:
     if args.plot:
         plots.check_path(args.plot)
     report = validate(args.platform, args.files, nodes=args.nodes,
-                      ranks_per_node=args.ranks_per_node, seed=args.seed)
+                      ranks_per_node=args.ranks_per_node, seed=args.seed,
+                      placement=args.placement)
     if args.plot:
         _atomic(args.plot, lambda tmp: plots.validation_plot(report, tmp))
     sys.stdout.write(json.dumps(report.to_dict()) + "\n" if args.json else report.table())
@@ -160,6 +167,7 @@ def run_calibrate(args) -> int:
         raise InputError("--leave-one-out needs two FILES at least")
     fit_files = split(files, args.holdout) if args.holdout else files
     kw = dict(base=args.base, nodes=args.nodes, ranks_per_node=args.ranks_per_node,
+              placement=args.placement,
               joint=not args.closed_form, cap=args.fit_iterations or FIT_CAP,
               progress=lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n"))
     result = calibrate_files(fit_files, name=args.name or out.stem, argv=sys.argv[1:],
@@ -195,7 +203,8 @@ def _cross_validate(args, files, kw):
         except InputError as e:
             table.unfitted.append((f, str(e)))
             continue
-        table.predictions += predict(fitted, [f], args.ranks_per_node).predictions
+        table.predictions += predict(fitted, [f], args.ranks_per_node,
+                                     placement=args.placement).predictions
     return table
 
 

@@ -204,10 +204,15 @@ class EmulatedCluster:
         agent.chmod(0o755)
         self.agent = agent
 
-    def hostfile(self, slots: int) -> Path:
+    def hostfile(self, slots: int, hosts: int | None = None) -> Path:
+        """An Open MPI hostfile of the first `hosts` hosts (default all), `slots` each."""
         path = self.dir / "hostfile"
-        path.write_text("".join(f"{addr} slots={slots}\n" for _, addr in self.hosts))
+        path.write_text("".join(f"{addr} slots={slots}\n" for _, addr in self.hosts[:hosts]))
         return path
+
+    def addresses(self) -> list[str]:
+        """Each host's address, as the hostfile names it (node i is host i)."""
+        return [addr for _, addr in self.hosts]
 
     def mpirun_args(self) -> list[str]:
         """The recipe of docs/live.md, "The emulated cluster": the agent, direct routing, tcp only, this subnet,

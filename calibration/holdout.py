@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError
 from .parsers import parse_file
-from .validate import Case, _short, cases_of, simulate_cases
+from .validate import Case, _short, cases_of, simulate_cases, with_placement
 
 
 @dataclass
@@ -58,11 +58,12 @@ class HoldoutTable:
         return "\n".join(lines) + "\n"
 
 
-def predict(platform, files, ranks_per_node=None, seed: int = 1) -> HoldoutTable:
-    """Every case of every file simulated on platform, per file."""
+def predict(platform, files, ranks_per_node=None, seed: int = 1, placement=None) -> HoldoutTable:
+    """Every case of every file simulated on platform, per file (placement: as validate's,
+    for files that record none)."""
     table = HoldoutTable()
     for f in files:
-        cases, _ = cases_of(parse_file(f), ranks_per_node)
+        cases, _ = cases_of(with_placement(parse_file(f), placement), ranks_per_node)
         if not cases:
             raise InputError(f"--holdout: {f} holds no case hopsim simulates")
         simulate_cases(platform, cases, seed)

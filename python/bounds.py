@@ -203,7 +203,8 @@ PER_NODE_BYTES_UNGUARDED = 44 * 2**10
 UNGUARDED_FROM = 30000         # simulator/platform_builder.cpp's guard-size switch (actors)
 PER_NODE_BYTES_QUEUE = 64
 # A rank: its loop (a coroutine frame, not a SimGrid actor), its state, its workload's
-# record and its per-rank results (docs/performance.md: about 0.9 KiB all told at 2^20).
+# record, its node in the placement map and its per-rank results (docs/performance.md:
+# about 0.9 KiB all told at 2^20).
 PER_RANK_BYTES = 2**10
 PER_IN_FLIGHT_BYTES = 1024     # flow: a SimGrid comm and its message record
 PER_IN_FLIGHT_BYTES_QUEUE = 256  # queue: a message record, its events and its inbox slot
