@@ -74,23 +74,24 @@ class Case:
 
 
 # Sizes to 1 MiB (osu_bw to 128 KiB: its 64-message windows are 8 MiB there, 0.7 s each
-# at 100 Mbit/s); IMB's -time 1 caps each size near one second; -npmin runs only the
-# full communicator.
+# at 100 Mbit/s). IMB: at most 200 repetitions and 10 MB per size (-iter 200,10: 10
+# repetitions of 1 MiB; `-time 1` made IMB give up mid-table, tests/data/imb/*timeout*);
+# -npmin runs only the full communicator.
 LC_ARGS = ("-message-size", "4000", "-exchanges", "300")
 CASES = (
-    Case("imb-pingpong", "imb", "IMB-MPI1", 2, 1, "block", ("PingPong", "-msglog", "0:20", "-time", "1")),
+    Case("imb-pingpong", "imb", "IMB-MPI1", 2, 1, "block", ("PingPong", "-msglog", "0:20", "-iter", "200,10")),
     Case("imb-exchange", "imb", "IMB-MPI1", 2, 1, "block",
-         ("Exchange", "-npmin", "2", "-msglog", "0:20", "-time", "1")),
+         ("Exchange", "-npmin", "2", "-msglog", "0:20", "-iter", "200,10")),
     Case("osu_latency", "osu", "osu_latency", 2, 1, "block", ("-m", "0:1048576", "-i", "50", "-x", "5")),
     Case("osu_bw", "osu", "osu_bw", 2, 1, "block", ("-m", "1:131072", "-i", "20", "-x", "2")),
     Case("latency_checker", "latency_checker", "latency_checker", 2, 1, "block", LC_ARGS),
     Case("netpipe", "netpipe", "NPopenmpi", 2, 1, "block", ("-u", "1048576")),
     Case("imb-exchange", "imb", "IMB-MPI1", 4, 1, "block",
-         ("Exchange", "-npmin", "4", "-msglog", "0:20", "-time", "1")),
+         ("Exchange", "-npmin", "4", "-msglog", "0:20", "-iter", "200,10")),
     Case("imb-exchange", "imb", "IMB-MPI1", 4, 2, "block",
-         ("Exchange", "-npmin", "8", "-msglog", "0:20", "-time", "1")),
+         ("Exchange", "-npmin", "8", "-msglog", "0:20", "-iter", "200,10")),
     Case("imb-exchange", "imb", "IMB-MPI1", 4, 2, "cyclic",
-         ("Exchange", "-npmin", "8", "-msglog", "0:20", "-time", "1")),
+         ("Exchange", "-npmin", "8", "-msglog", "0:20", "-iter", "200,10")),
     Case("latency_checker", "latency_checker", "latency_checker", 4, 1, "block", LC_ARGS),
     Case("latency_checker", "latency_checker", "latency_checker", 4, 2, "block", LC_ARGS),
     Case("latency_checker", "latency_checker", "latency_checker", 4, 2, "cyclic", LC_ARGS),
@@ -224,6 +225,10 @@ def measure(rig: Rig, out: Path, binaries, trials: int, timeout: float, log=sys.
     return runs
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m hopsim.calibration.rigs",
                                  description=__doc__.split("\n")[0])
@@ -239,6 +244,9 @@ def main(argv=None) -> int:
                          "and write OUT/README.md")
     ap.add_argument("--no-measure", action="store_true", help="only the baseline and README")
     args = ap.parse_args(argv)
+    # Ctrl-C and kill both tear the cluster down (a background shell ignores SIGINT).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         names = [n.strip() for n in args.rigs.split(",") if n.strip()]
         if not names or any(n not in RIGS for n in names):
