@@ -63,7 +63,9 @@ def baseline(root: Path, rig: Rig, trials: int) -> dict:
     (out / "baseline-fit.txt").write_text(p.stdout)
     commands.append(_show(cmd))
     rows = []
-    for hosts in (2, 4):
+    # The 4-host files only: validating the fitted files themselves costs minutes (NetPIPE's
+    # and IMB's own repetition counts on a token bucket) and predicts nothing.
+    for hosts in (4,):
         for per_host in (1, 2):
             group = [(c, f) for c, f in files_of(out, hosts, trials) if c.per_host == per_host]
             if not group:
@@ -75,13 +77,115 @@ def baseline(root: Path, rig: Rig, trials: int) -> dict:
             for case, f in group:
                 errs = [abs(c["error_pct"]) for c in report["cases"] if Path(c["file"]).name == f.name]
                 rows.append({"file": f.name, "hosts": hosts, "per_host": per_host,
-                             "placement": case.placement, "fitted_on": hosts == 2,
+                             "placement": case.placement,
                              "cases": len(errs),
                              "median_abs_error_pct": round(statistics.median(errs), 1) if errs else None,
                              "max_abs_error_pct": round(max(errs), 1) if errs else None})
-    predicted = [r["median_abs_error_pct"] for r in rows if not r["fitted_on"]
-                 and r["median_abs_error_pct"] is not None]
-    result = {"rig": rig.name, "commands": commands, "files": rows,
+    predicted = [r["median_abs_error_pct"] for r in rows if r["median_abs_error_pct"] is not None]
+    result = {"rig": rig.name, "commands": commands, "fitted_on": [f.name for f in fit_files], "files": rows,
               "median_over_predicted_files_pct": round(statistics.median(predicted), 1) if predicted else None}
     (out / "baseline.json").write_text(json.dumps(result, indent=1) + "\n")
     return result
+
+
+def _fmt(x, digits=1) -> str:
+    return "" if x is None else f"{x:.{digits}f}"
+
+
+def key_figures(out: Path, trials: int) -> list[tuple[str, str, str]]:
+    """A few figures per case, median over the trials (min..max): what a reader checks
+    first. (label, median, range)."""
+    from .parsers import parse_file
+
+    wanted = [("imb-pingpong", 2, 1, "block", "t_us", 0, "IMB PingPong t, 0 B (us)"),
+              ("imb-pingpong", 2, 1, "block", "t_us", 1048576, "IMB PingPong t, 1 MiB (us)"),
+              ("osu_latency", 2, 1, "block", "latency_us", 1, "osu_latency, 1 B (us)"),
+              ("osu_bw", 2, 1, "block", "bandwidth_mbytes_per_sec", 131072, "osu_bw, 128 KiB (MB/s)"),
+              ("netpipe", 2, 1, "block", "latency_us", 1048576, "NetPIPE, 1 MiB (us)")]
+    for hosts, per_host, placement in ((2, 1, "block"), (4, 1, "block"), (4, 2, "block"), (4, 2, "cyclic")):
+        wanted.append(("imb-exchange", hosts, per_host, placement, "t_avg_us", 1048576,
+                       f"IMB Exchange {hosts}x{per_host} {placement}, 1 MiB t_avg (us)"))
+    for hosts, per_host, placement in ((2, 1, "block"), (4, 1, "block"), (4, 2, "block"), (4, 2, "cyclic")):
+        wanted.append(("latency_checker", hosts, per_host, placement, "lc_average_of_averages_us", 4000,
+                       f"latency_checker {hosts}x{per_host} {placement}, 4000 B (us)"))
+    rows = []
+    for tool, hosts, per_host, placement, stat, size, label in wanted:
+        case = next(c for c in CASES if (c.tool, c.hosts, c.per_host, c.placement) ==
+                    (tool, hosts, per_host, placement))
+        values = []
+        for t in range(1, trials + 1):
+            f = out / case.file(t)
+            if f.is_file():
+                values += [m.value for m in parse_file(f) if m.statistic == stat and m.size == size
+                           and m.rank is None][:1]
+        if values:
+            rows.append((label, _fmt(statistics.median(values)),
+                         f"{_fmt(min(values))}..{_fmt(max(values))} ({len(values)})"))
+    return rows
+
+
+def _rest_of(command: str, common: str) -> str:
+    return command.replace(common, "…", 1) if common else command
+
+
+def _common(commands: list[str]) -> str:
+    """The rig's cluster arguments, the same in every command: from --mca plm_rsh_agent
+    to --bind-to none."""
+    if not commands:
+        return ""
+    words = shlex.split(commands[0])
+    try:
+        start, end = words.index("--mca"), words.index("--bind-to") + 2
+    except ValueError:
+        return ""
+    return shlex.join(words[start:end])
+
+
+MARKER = "<!-- generated below by python -m hopsim.calibration.rigs --baseline; edit above -->"
+
+
+def write_report(root: Path, rigs: list[Rig], trials: int) -> None:
+    """OUT/README.md: the rigs, the baseline per rig, every file with its command and load.
+    What stands above MARKER in an existing README (the prose) is kept."""
+    readme = root / "README.md"
+    head = readme.read_text().split(MARKER)[0].rstrip() if readme.is_file() else \
+        "# Validation across rigs: the real tools on three emulated clusters"
+    lines = [head, "", MARKER, ""]
+    lines += ["## Rigs", "", "| rig | link rate (tbf) | burst | why |", "|---|---|---|---|"]
+    for rig in rigs:
+        lines.append(f"| {rig.name} | {rig.link_rate if rig.burst else 'none (no tbf)'} | "
+                     f"{f'{rig.burst} B' if rig.burst else '-'} | {rig.why} |")
+    lines.append("")
+    for rig in rigs:
+        out = root / rig.name
+        runs = json.loads((out / "runs.json").read_text()) if (out / "runs.json").is_file() else []
+        result = baseline(root, rig, trials)
+        lines += [f"## Rig {rig.name}: {rig.why}", "", "Key figures (median of the trials, range, count):", "",
+                  "| figure | median | min..max (trials) |", "|---|---|---|"]
+        lines += [f"| {a} | {b} | {c} |" for a, b, c in key_figures(out, trials)]
+        lines += ["", f"Baseline: main's `hopsim calibrate` on the {len(result['fitted_on'])} "
+                  f"2-host files, `hopsim validate` of each 4-host file (per-file median and worst "
+                  f"absolute error over its cases). Median over the predicted files: "
+                  f"**{_fmt(result['median_over_predicted_files_pct'])}%**.", "",
+                  "| file | cases | median abs error % | worst % |", "|---|---|---|---|"]
+        for r in sorted(result["files"], key=lambda r: r["file"]):
+            note = " (replayed block-wise)" if r["placement"] == "cyclic" else ""
+            lines.append(f"| {r['file']}{note} | {r['cases']} | "
+                         f"{_fmt(r['median_abs_error_pct'])} | {_fmt(r['max_abs_error_pct'])} |")
+        lines += ["", "Commands (from the repository root):", ""]
+        lines += [f"    {c}" for c in result["commands"]]
+        clusters = list(dict.fromkeys(_common([run["command"]]) for run in runs))
+        lines += ["", "Runs: `…` in each command stands for the cluster's arguments below (its "
+                      "rsh agent and subnet; the agent and the hostfiles are made afresh by each "
+                      "campaign in a temporary folder). The load is the 1, 5 and 15-minute "
+                      "average before the run; values parsed: what hopsim's parser read.", ""]
+        lines += [f"    {c}" for c in clusters]
+        lines += ["", "| file | started (UTC) | load before | s | values parsed | command |",
+                  "|---|---|---|---|---|---|"]
+        for r in sorted(runs, key=lambda r: r["started_utc"]):
+            parsed = r.get("parsed", r.get("parse_error", f"failed: {r.get('stderr_tail', '')[:80]}"))
+            lines.append(f"| {r['file']} | {r['started_utc'][11:19]} | "
+                         f"{' '.join(f'{x:.2f}' for x in r['load_before'])} | {r['seconds']} | {parsed} | "
+                         f"`{_rest_of(r['command'], _common([r['command']]))}` |")
+        lines.append("")
+    readme.write_text("\n".join(lines).rstrip() + "\n")
