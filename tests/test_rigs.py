@@ -106,3 +106,24 @@ def test_uncapped_cluster_has_no_tbf_and_a_capped_one_has_the_given_burst():
         assert abs(tbf["options"]["burst"] - 16384) < 100
         tag = c.tag
     assert cluster.our_names(tag) == {"namespaces": [], "links": []}
+
+
+@live
+def test_live_cli_refuses_a_burst_on_an_uncapped_link_in_one_line():
+    p = subprocess.run([sys.executable, "-m", "hopsim", "live", "--emulate-cluster", "2",
+                        "--link-rate", "none", "--burst", "20000", "--workload", "pingpong",
+                        "--ranks", "2"], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.count("\n") == 1 and "no tbf burst" in p.stderr
+
+
+def test_readme_shortening_of_a_recorded_command_is_exact():
+    from pathlib import Path
+    from hopsim.calibration import rigs_report
+
+    runs = json.loads((Path(__file__).parents[1] / "docs/validation/rigs/A/runs.json").read_text())
+    for r in runs:
+        common = rigs_report._common([r["command"]])
+        assert common.startswith("--mca plm_rsh_agent /tmp/rigs") and common.endswith("--bind-to none")
+        short = rigs_report._rest_of(r["command"], common)
+        assert short.count("…") == 1 and short.replace("…", common) == r["command"]
