@@ -38,6 +38,13 @@ def _show(cmd: list[str]) -> str:
     return "hopsim " + shlex.join(cmd[3:])
 
 
+LARGE = 65536  # from here a message is many packets on every rig: rate-bound, not latency-bound
+
+
+def _median(values):
+    return round(statistics.median(values), 1) if values else None
+
+
 def files_of(out: Path, hosts: int, trials: int) -> list[tuple[object, Path]]:
     return [(c, out / c.file(t)) for t in range(1, trials + 1) for c in CASES
             if c.hosts == hosts and (out / c.file(t)).is_file()]
@@ -66,6 +73,12 @@ def baseline(root: Path, rig: Rig, trials: int) -> dict:
     p = _run(cmd)
     (out / "baseline-fit.txt").write_text(p.stdout)
     commands.append(_show(cmd))
+    text = fit.read_text()
+    if text.count('transport = "flow"') != 1:
+        raise InputError(f"{fit}: expected one 'transport = \"flow\"' line to vary")
+    fit_queue = out / "baseline-fit-queue.toml"
+    fit_queue.write_text(text.replace('transport = "flow"', 'transport = "queue"'))
+    commands.append(f"(baseline-fit-queue.toml: baseline-fit.toml with transport = \"queue\" under [network])")
     rows = []
     # The 4-host files only: validating the fitted files themselves costs minutes (NetPIPE's
     # and IMB's own repetition counts on a token bucket) and predicts nothing.
@@ -78,16 +91,34 @@ def baseline(root: Path, rig: Rig, trials: int) -> dict:
                           *[f for _, f in group], "--json")
             report = json.loads(_run(cmd).stdout)
             commands.append(_show(cmd))
+            # The same with the other transport (issue 16, part 6: which becomes the default).
+            cmd = _hopsim("validate", "--platform", fit_queue, "--nodes", 4, "--ranks-per-node",
+                          per_host, *[f for _, f in group], "--json")
+            queue = json.loads(_run(cmd).stdout)
+            commands.append(_show(cmd))
             for case, f in group:
-                errs = [abs(c["error_pct"]) for c in report["cases"] if Path(c["file"]).name == f.name]
+                q = [abs(c["error_pct"]) for c in queue["cases"] if Path(c["file"]).name == f.name]
+                mine = [c for c in report["cases"] if Path(c["file"]).name == f.name]
+                errs = [abs(c["error_pct"]) for c in mine]
+                large = [abs(c["error_pct"]) for c in mine if c["bytes"] >= LARGE]
                 rows.append({"file": f.name, "hosts": hosts, "per_host": per_host,
                              "placement": case.placement,
                              "cases": len(errs),
-                             "median_abs_error_pct": round(statistics.median(errs), 1) if errs else None,
-                             "max_abs_error_pct": round(max(errs), 1) if errs else None})
+                             "median_abs_error_pct": _median(errs),
+                             "max_abs_error_pct": round(max(errs), 1) if errs else None,
+                             "median_abs_error_pct_from_64KiB": _median(large),
+                             "median_abs_error_pct_queue": _median(q),
+                             "per_case": [{k: c[k] for k in ("workload", "ranks", "bytes", "measured_us",
+                                                             "simulated_us", "error_pct")} for c in mine]})
     predicted = [r["median_abs_error_pct"] for r in rows if r["median_abs_error_pct"] is not None]
-    result = {"rig": rig.name, "commands": commands, "fitted_on": [f.name for f in fit_files], "files": rows,
-              "median_over_predicted_files_pct": round(statistics.median(predicted), 1) if predicted else None}
+    result = {"rig": rig.name, "commands": commands, "fitted_on": [f.name for f in fit_files],
+              "median_over_predicted_files_pct": _median(predicted),
+              "median_over_predicted_files_pct_queue": _median(
+                  [r["median_abs_error_pct_queue"] for r in rows if r["median_abs_error_pct_queue"] is not None]),
+              "median_over_imb_files_from_64KiB_pct": _median(
+                  [r["median_abs_error_pct_from_64KiB"] for r in rows
+                   if r["median_abs_error_pct_from_64KiB"] is not None]),
+              "files": rows}
     done.write_text(json.dumps(result, indent=1) + "\n")
     return result
 
@@ -180,12 +211,22 @@ def write_report(root: Path, rigs: list[Rig], trials: int) -> None:
         lines += ["", f"Baseline: main's `hopsim calibrate` on the {len(result['fitted_on'])} "
                   f"2-host files, `hopsim validate` of each 4-host file (per-file median and worst "
                   f"absolute error over its cases). Median over the predicted files: "
-                  f"**{_fmt(result['median_over_predicted_files_pct'])}%**.", "",
-                  "| file | cases | median abs error % | worst % |", "|---|---|---|---|"]
+                  f"**{_fmt(result['median_over_predicted_files_pct'])}%**; over the IMB files' "
+                  f"sizes from 64 KiB (rate-bound): "
+                  f"**{_fmt(result.get('median_over_imb_files_from_64KiB_pct'))}%**; with "
+                  f"`transport = \"queue\"` instead of the fit's `flow`: "
+                  f"**{_fmt(result.get('median_over_predicted_files_pct_queue'))}%**.", "",
+                  "| file | cases | median abs error % | worst % | median abs error % from 64 KiB | "
+                  "median abs error %, transport queue |",
+                  "|---|---|---|---|---|---|"]
         for r in sorted(result["files"], key=lambda r: r["file"]):
             note = " (replayed block-wise)" if r["placement"] == "cyclic" else ""
             lines.append(f"| {r['file']}{note} | {r['cases']} | "
-                         f"{_fmt(r['median_abs_error_pct'])} | {_fmt(r['max_abs_error_pct'])} |")
+                         f"{_fmt(r['median_abs_error_pct'])} | {_fmt(r['max_abs_error_pct'])} | "
+                         f"{_fmt(r.get('median_abs_error_pct_from_64KiB')) or '-'} | "
+                         f"{_fmt(r.get('median_abs_error_pct_queue'))} |")
+        lines += ["", "Every case's measured and simulated time is in `baseline.json`; the "
+                      "fit's own report in `baseline-fit.txt`."]
         lines += ["", "Commands (from the repository root):", ""]
         lines += [f"    {c}" for c in result["commands"]]
         clusters = list(dict.fromkeys(_common([run["command"]]) for run in runs))
