@@ -127,3 +127,12 @@ def test_readme_shortening_of_a_recorded_command_is_exact():
         assert common.startswith("--mca plm_rsh_agent /tmp/rigs") and common.endswith("--bind-to none")
         short = rigs_report._rest_of(r["command"], common)
         assert short.count("…") == 1 and short.replace("…", common) == r["command"]
+
+
+def test_a_missing_tool_is_one_line_exit_2_and_nothing_is_made(tmp_path):
+    env = dict(os.environ, PATH=str(tmp_path))  # no IMB-MPI1, NPopenmpi, ... anywhere
+    p = subprocess.run([sys.executable, "-m", "hopsim.calibration.rigs", "--out", str(tmp_path / "o"),
+                        "--tools", str(tmp_path)], capture_output=True, text=True, env=env)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.count("\n") == 1 and "is neither in" in p.stderr
+    assert not (tmp_path / "o").exists()
