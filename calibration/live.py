@@ -180,7 +180,8 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
             cluster = stack.enter_context(EmulatedCluster(emulate_cluster, link_rate, burst))
             if progress:
                 progress(f"emulated cluster {cluster.tag}: {emulate_cluster} hosts on "
-                         f"{cluster.subnet}, links {link_rate} (burst {cluster.burst} B)")
+                         f"{cluster.subnet}, " + (f"links {link_rate} (burst {cluster.burst} B)"
+                                                  if cluster.burst else "links uncapped (no tbf)"))
             cmd += cluster.mpirun_args()
             cmd += mapping_arguments(work, cluster.addresses(), scratch,
                                      lambda n: cluster.hostfile(ranks_per_node, n))
@@ -406,7 +407,7 @@ def add_parser(sub):
                         "link caps; needs root and --link-rate (default: no emulated cluster)")
     p.add_argument("--link-rate", metavar="RATE",
                    help="with --emulate-cluster: tbf cap of each host link in tc's syntax, "
-                        "e.g. 200mbit or 1gbit (required there; no default)")
+                        "e.g. 200mbit or 1gbit, or none for no tbf (required there; no default)")
     p.add_argument("--burst", type=int, metavar="BYTES",
                    help="with --emulate-cluster: tbf burst in bytes, at least 1500 (default "
                         "10 ms of traffic at --link-rate, at least 16 KiB)")
