@@ -70,4 +70,5 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
                   ranks_per_node=work.ranks_per_node, seed=work.seed,
                   simulated_seconds=out["simulated_seconds"], wall_seconds=wall,
                   messages=out["messages"], results=results,
-                  per_rank=out.get("per_rank", {}), parameters=parameters)
+                  per_rank=out.get("per_rank", {}), parameters=parameters,
+                  platform_nodes=plat.nodes, platform_hash=plat.values_hash())
