@@ -55,8 +55,12 @@ class Measurement:
         v = self.value
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             bad(f"{self.statistic}: a finite number", v)
-        if v < 0:
-            bad(f"{self.statistic}: a time or rate >= 0", v)
+        spread = "deviation" in self.statistic or self.statistic.endswith("_sd_us")
+        if self.statistic.endswith("_us") and not spread:
+            if v <= 0:  # a message takes time: 0.00 is a tool's rounding of nothing real
+                bad(f"{self.statistic}: a time > 0 us", v)
+        elif v < 0:
+            bad(f"{self.statistic}: a value >= 0", v)
         for f, low in (("ranks", 1), ("ranks_per_node", 1), ("repetitions", 1), ("trials", 1),
                        ("size", 0), ("reply_size", 0), ("rank", 0)):
             x = getattr(self, f)

@@ -153,6 +153,8 @@ def export(platform, prefix: Path) -> tuple[Path, Path]:
     spec = platforms.load(platform).to_engine_dict()
     xml, flags = platform_xml(spec), cfg_flags(spec)
     prefix = Path(prefix)
+    if prefix.name in ("", ".", ".."):
+        raise InputError(f"--out: expected a file name prefix, got {str(prefix)!r}")
     with Outputs() as outputs:
         xml_path = outputs.file(prefix.with_name(prefix.name + ".xml"), "--out (its .xml)")
         cfg_path = outputs.file(prefix.with_name(prefix.name + SMPI_SUFFIX), f"--out (its {SMPI_SUFFIX})")

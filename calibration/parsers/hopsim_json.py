@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 
+from ...errors import InputError
 from ..measurement import Measurement, fail
 
 _REQUIRED = ("workload", "ranks", "ranks_per_node", "results")
@@ -82,6 +83,8 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
         else:
             raise fail(source, 1, f"workload {', '.join(_ROW_STATS)} or roundtrip",
                        str(workload))
+    except InputError:
+        raise  # a Measurement's own range check, already naming file:line
     except (KeyError, TypeError, ValueError) as e:
         raise fail(source, 1, f"the {workload} results of hopsim's schema (missing or bad "
                               f"{e})") from None
