@@ -106,7 +106,6 @@ def add_calibrate(sub):
 
 def run_calibrate(args) -> int:
     from . import plots
-    from .calibrate import calibrate_files
     from ..outputs import Outputs, safe_name
 
     if args.out == "":
@@ -135,9 +134,8 @@ def run_calibrate(args) -> int:
         plot = outputs.file(args.plot, "--plot", ".png") if args.plot is not None else None
         if args.live:
             files = [measure_live(args, out)]
-        result = calibrate_files(files, base=args.base, nodes=args.nodes,
-                                 ranks_per_node=args.ranks_per_node, name=name,
-                                 argv=sys.argv[1:])
+        result = _fit(files, base=args.base, nodes=args.nodes,
+                      ranks_per_node=args.ranks_per_node, name=name, argv=sys.argv[1:])
         outputs.text(toml, result.toml)
         outputs.text(xml, result.simgrid_xml)
         outputs.text(cfg, result.smpi_flags)
@@ -148,6 +146,22 @@ def run_calibrate(args) -> int:
                      f"{out.with_suffix(SMPI_SUFFIX)} (SMPI --cfg flags)"
                      + (f", {args.plot}" if args.plot else "") + "\n")
     return 0
+
+
+def _fit(files, **kw):
+    """calibrate_files, with a numerical failure on degenerate data (a singular system,
+    a non-finite residual) reported as the input problem it is, in one line."""
+    import numpy as np
+
+    from .calibrate import calibrate_files
+
+    try:
+        return calibrate_files(files, **kw)
+    except InputError:
+        raise
+    except (np.linalg.LinAlgError, ZeroDivisionError, FloatingPointError, ValueError) as e:
+        raise InputError(f"cannot fit {', '.join(map(str, files))}: the data are degenerate "
+                         f"for this fit ({type(e).__name__}: {e})") from None
 
 
 def measure_live(args, out: Path) -> str:
