@@ -89,7 +89,7 @@ class Outputs:
         """Declare a file target; refused now if it could not be written."""
         p = _target(path, flag)
         if suffix is not None and p.suffix.lower() != suffix:
-            raise InputError(f"{flag}: expected a {suffix} file name, got {str(path)!r}")
+            raise InputError(f"{flag} {path}: give a file name ending in {suffix}")
         if p.absolute() in {t.absolute() for t in self._targets}:
             raise InputError(f"{flag} {path}: also named by {self._targets[p]}")
         folder = _existing_folder(p.parent, flag, path)

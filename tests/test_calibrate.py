@@ -146,7 +146,7 @@ def test_protocol_fitter_reads_the_jump_once_enabled(monkeypatch):
     from hopsim.calibration.measurement import Measurement
     sizes = [2**k for k in range(4, 22)]
     pts = [Point(s, 5 + s / 1000 + (40 if s > 16384 else 0),
-                 Measurement("osu_latency", "pingpong", 2, s, "latency_us", 0.0, "f", i + 3))
+                 Measurement("osu_latency", "pingpong", 2, s, "latency_us", 1.0, "f", i + 3))
            for i, s in enumerate(sizes)]
     segs = segments([p.size for p in pts], [p.value for p in pts])
     state = {"segments": segs, "breaks": classify(segs)}

@@ -158,8 +158,12 @@ needs_smpi = pytest.mark.skipif(shutil.which("smpirun") is None or shutil.which(
 
 
 def _group(pgid):
-    out = subprocess.run(["ps", "-eo", "pid=,pgid=,comm="], capture_output=True, text=True).stdout
-    return [line for line in out.splitlines() if line.split()[1] == str(pgid)]
+    """The live processes of a group (zombies aside: after a live test made pytest a
+    child subreaper, killed orphans wait there to be reaped, running nothing)."""
+    out = subprocess.run(["ps", "-eo", "pid=,pgid=,stat=,comm="], capture_output=True,
+                         text=True).stdout
+    return [line for line in out.splitlines()
+            if line.split()[1] == str(pgid) and not line.split()[2].startswith("Z")]
 
 
 @needs_smpi
