@@ -12,7 +12,9 @@ same strategies for as long as one wants. tests/data/fuzz/bad-* are the regressi
 """
 from __future__ import annotations
 
+import collections
 import io
+import json
 import os
 import re
 import tempfile
@@ -34,6 +36,17 @@ SETTINGS = dict(deadline=None, derandomize=True, max_examples=EXAMPLES,
 HOSTILE_NUMBERS = ["-1", "-4.5", "0", "0.0", "-0", "nan", "NaN", "inf", "-inf", "Infinity",
                    "1e999", "1e-320", "1180591620717411303424", "2147483648", "", "x", "1..2",
                    "0x10", "1e308"]
+
+
+# Exit statuses seen per test; HOPSIM_FUZZ_REPORT=FILE writes them out (bench's campaign).
+STATUSES: dict = collections.defaultdict(collections.Counter)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report():
+    yield
+    if os.environ.get("HOPSIM_FUZZ_REPORT"):
+        Path(os.environ["HOPSIM_FUZZ_REPORT"]).write_text(json.dumps(STATUSES, indent=1) + "\n")
 
 
 def _files(folder: Path) -> dict:
@@ -60,6 +73,7 @@ def run(argv: list[str], folder: Path) -> tuple[int, str, str]:
 def check_contract(argv, folder: Path, inputs: dict) -> int:
     """Run argv in folder holding exactly `inputs`; assert the contract; the status."""
     status, _, err = run(argv, folder)
+    STATUSES[os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0].split("[")[0]][status] += 1
     assert status in (0, 2), (argv, status, err)
     assert "Traceback" not in err, (argv, err)
     if status == 2:
