@@ -249,8 +249,27 @@ def test_hostile_command_lines(argv):
 
 # --- the regressions kept in tests/data/fuzz -------------------------------------------
 
-@pytest.mark.parametrize("path", sorted(DATA.glob("bad-*")), ids=lambda p: p.name)
-def test_each_kept_bad_input_is_refused(path, tmp_path):
+# Each kept regression and the words its refusal must contain (where, and why).
+KEPT = {"bad-imb-zero-repetitions.txt": ":37: repetitions: an integer from 1",
+        "bad-json-inf.json": ":1: expected hopsim JSON with finite numbers (1e999",
+        "bad-json-nan.json": ":1: expected hopsim JSON with finite numbers (NaN",
+        "bad-json-ranks-absurd.json": ":1: ranks: an integer from 1 to 2147483647, got 1000000000000",
+        "bad-json-ranks-negative.json": ":1: ranks: an integer from 1 to 2147483647, got -2",
+        "bad-json-ranks-per-node-zero.json": ":1: ranks_per_node: an integer from 1",
+        "bad-lc-negative.txt": ":8: lc_mean_us: a time > 0 us, got -10.03366",
+        "bad-osu-negative.txt": ":7: latency_us: a time > 0 us, got -4.52",
+        "bad-osu-zero-latency.txt": ":3: latency_us: a time > 0 us, got 0.0",
+        "bad-platform-deep.toml": ": TOML nested deeper than 16 levels",
+        "bad-platform-name-path.toml": "'../../evil' cannot name a file"}
+
+
+def test_every_kept_regression_has_its_expected_message():
+    assert sorted(p.name for p in DATA.glob("bad-*")) == sorted(KEPT)
+
+
+@pytest.mark.parametrize("name", sorted(KEPT))
+def test_each_kept_bad_input_is_refused(name, tmp_path):
+    path = DATA / name
     (tmp_path / path.name).write_text(path.read_text())
     if path.suffix == ".toml":
         argv = ["platforms", "export", path.name]
@@ -258,3 +277,5 @@ def test_each_kept_bad_input_is_refused(path, tmp_path):
         argv = ["calibrate", path.name, "--base", "two-nodes", "--out", "fit.toml"]
     before = _files(tmp_path)
     assert check_contract(argv, tmp_path, before) == 2
+    _, _, err = run(argv, tmp_path)
+    assert KEPT[name] in err, err

@@ -230,3 +230,30 @@ def test_cli_exit_2_one_line_no_traceback(tmp_path):
     assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
     assert f"{bad}:" in p.stderr
     assert not out.exists() and list(tmp_path.iterdir()) == [bad]
+
+
+@pytest.mark.parametrize("field, value", [("ranks", True), ("ranks", 2.5), ("ranks", 0),
+                                          ("ranks_per_node", 0), ("repetitions", 0),
+                                          ("size", -1), ("rank", 2), ("ranks", 2**31)])
+def test_a_measurement_refuses_impossible_counts(field, value):
+    from hopsim.calibration.measurement import Measurement
+    kw = dict(tool="osu_latency", workload="pingpong", ranks=2, size=0, statistic="latency_us",
+              value=5.0, source="f.txt", line=3)
+    Measurement(**kw)  # the base case is fine
+    with pytest.raises(InputError, match=f"^f.txt:3: {field}: "):
+        Measurement(**dict(kw, **{field: value}))
+
+
+@pytest.mark.parametrize("statistic, value, ok", [
+    ("latency_us", 0.0, False), ("latency_us", -1.0, False), ("latency_us", 1e-3, True),
+    ("ray_standard_deviation_us", 0.0, True), ("ray_standard_deviation_us", -0.5, False),
+    ("bandwidth_gbps", 0.0, True), ("bandwidth_gbps", -0.1, False),
+    ("latency_us", float("nan"), False), ("t_avg_us", float("inf"), False)])
+def test_a_measurement_is_a_positive_time_or_a_nonnegative_value(statistic, value, ok):
+    from hopsim.calibration.measurement import Measurement
+    make = lambda: Measurement("x", "pingpong", 2, 0, statistic, value, "f.txt", 3)
+    if ok:
+        assert make().value == value
+    else:
+        with pytest.raises(InputError, match=f"^f.txt:3: {statistic}: "):
+            make()
