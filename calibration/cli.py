@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
+from .. import bounds
 from ..errors import InputError
 
 # The live ping-pong of `calibrate --live`: a few latency-bound sizes, then powers of two
@@ -14,24 +13,15 @@ from ..errors import InputError
 # within half an octave and every segment has four sizes at least.
 LIVE_SIZES = [0, 64, 1024] + sorted({2**k for k in range(12, 21)} | {3 * 2**k for k in range(11, 19)})
 LIVE_ITERATIONS = 100
-
-
-def _positive(text: str) -> int:
-    import argparse
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
-    return v
+# The SMPI --cfg flags file beside a platform's XML (calibrate and platforms export alike).
+SMPI_SUFFIX = ".smpi"
 
 
 def _placement(p):
-    p.add_argument("--nodes", type=_positive, metavar="N",
+    p.add_argument("--nodes", type=bounds.flag("nodes"), metavar="N",
                    help="number of nodes of the platform (default: the platform's "
                         "nodes.count; calibrate without --base: 2)")
-    p.add_argument("--ranks-per-node", type=_positive, metavar="K",
+    p.add_argument("--ranks-per-node", type=bounds.flag("ranks_per_node"), metavar="K",
                    help="ranks per node in the measured runs, e.g. 2 for a ping-pong inside "
                         "one node (default: what the file says, else 1)")
     from .. import workload_flags
@@ -58,21 +48,22 @@ def add_validate(sub):
     p.add_argument("--plot", metavar="FILE.png",
                    help="also draw measured and simulated curves into this PNG file "
                         "(default: no figure)")
-    p.add_argument("--seed", type=int, default=1, metavar="S",
+    p.add_argument("--seed", type=bounds.flag("seed"), default=1, metavar="S",
                    help="random seed of the simulations, an integer 0..2^64-1 (default 1)")
 
 
 def run_validate(args) -> int:
     from . import plots
     from .validate import validate
+    from ..outputs import Outputs
 
-    if args.plot:
-        plots.check_path(args.plot)
-    report = validate(args.platform, args.files, nodes=args.nodes,
-                      ranks_per_node=args.ranks_per_node, seed=args.seed,
-                      placement=args.placement)
-    if args.plot:
-        _atomic(args.plot, lambda tmp: plots.validation_plot(report, tmp))
+    with Outputs() as outputs:
+        plot = outputs.file(args.plot, "--plot", ".png") if args.plot is not None else None
+        report = validate(args.platform, args.files, nodes=args.nodes,
+                          ranks_per_node=args.ranks_per_node, seed=args.seed,
+                          placement=args.placement)
+        if plot is not None:
+            outputs.write(plot, lambda tmp: plots.validation_plot(report, tmp))
     sys.stdout.write(json.dumps(report.to_dict()) + "\n" if args.json else report.table())
     if args.plot and not args.json:
         sys.stdout.write(f"wrote {args.plot}\n")
@@ -91,21 +82,21 @@ def add_calibrate(sub):
     live = p.add_argument_group("measure first (instead of FILES)")
     live.add_argument("--live", action="store_true",
                       help="run a two-host ping-pong live, keep its outputs next to --out, fit it")
-    live.add_argument("--emulate-cluster", type=_positive, metavar="H",
+    live.add_argument("--emulate-cluster", type=bounds.flag("emulate_cluster"), metavar="H",
                       help="with --live: emulate H hosts on this machine in network namespaces (needs root; "
                             "docs/live.md; default: none, run on this machine or --hostfile)")
     live.add_argument("--link-rate", metavar="RATE", help="with --live and --emulate-cluster: each host link's tbf cap in bit/s, e.g. 200mbit "
                             "(default: uncapped)")
-    live.add_argument("--burst", type=_positive, metavar="BYTES", help="with --live: the tbf burst in bytes (default: 10 ms of traffic at --link-rate, "
+    live.add_argument("--burst", type=bounds.flag("burst"), metavar="BYTES", help="with --live: the tbf burst in bytes (default: 10 ms of traffic at --link-rate, "
                             "at least 16 KiB)")
     live.add_argument("--hostfile", metavar="FILE", help="with --live: a real cluster's Open MPI hostfile (default: none)")
-    live.add_argument("--tool", choices=("hopbench", "netpipe"), default="hopbench",
+    live.add_argument("--tool", choices=("hopbench", "netpipe"),
                       help="with --live: the ping-pong program (default hopbench; NetPIPE's np.out is fitted "
                             "as is)")
     live.add_argument("--sizes", metavar="0,1,...", help="with --live: message sizes "
                       "in bytes (default: 0, 64, 1024, then powers of two and their midpoints from 4 KiB "
                        "to 1 MiB)")
-    live.add_argument("--iterations", type=_positive, default=LIVE_ITERATIONS, metavar="N",
+    live.add_argument("--iterations", type=bounds.flag("live_iterations"), metavar="N",
                       help=f"with --live: timed round trips per size (default {LIVE_ITERATIONS})")
     p.add_argument("--base", metavar="PLATFORM",
                    help="preset or platform TOML file giving every value the data cannot "
@@ -135,25 +126,25 @@ def add_calibrate(sub):
 
 def run_calibrate(args) -> int:
     from . import plots
-    from .calibrate import calibrate_files
+    from ..outputs import Outputs, safe_name
 
+    if args.out == "":
+        raise InputError("--out: expected a .toml file name, got an empty string")
     out = Path(args.out)
     if out.suffix != ".toml":
         raise InputError(f"--out: expected a .toml file name, got {args.out!r}")
     if not out.parent.is_dir():
         raise InputError(f"--out: folder {str(out.parent)!r} does not exist")
-    if args.plot:
-        plots.check_path(args.plot)
+    name = safe_name(args.name, "--name") if args.name is not None else out.stem
     files = list(args.files)
-    live_opts = [f"--{k.replace('_', '-')}" for k in ("emulate_cluster", "link_rate", "burst", "hostfile")
+    live_opts = [f"--{k.replace('_', '-')}" for k in ("emulate_cluster", "link_rate", "burst",
+                                                       "hostfile", "tool", "iterations")
                  if getattr(args, k) is not None] + (["--sizes"] if args.sizes else [])
-    if args.live:
-        if files:
-            raise InputError("--live measures its own ping-pong; give FILES or --live, not both")
-        files = [measure_live(args, out)]
-    elif live_opts:
-        raise InputError(f"{live_opts[0]} applies to --live")
-    elif not files:
+    if not args.live and live_opts:
+        raise InputError(f"{live_opts[0]} applies to --live only")
+    if args.live and files:
+        raise InputError("--live measures its own ping-pong; give FILES or --live, not both")
+    if not args.live and not files:
         raise InputError("give measurement FILES, or --live to measure a ping-pong first")
     from .holdout import split
     from .joint import FIT_CAP
@@ -165,24 +156,29 @@ def run_calibrate(args) -> int:
         raise InputError("--holdout or --leave-one-out, not both")
     if args.leave_one_out and len(files) < 2:
         raise InputError("--leave-one-out needs two FILES at least")
-    fit_files = split(files, args.holdout) if args.holdout else files
-    kw = dict(base=args.base, nodes=args.nodes, ranks_per_node=args.ranks_per_node,
-              placement=args.placement,
-              joint=not args.closed_form, cap=args.fit_iterations or FIT_CAP,
-              progress=lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n"))
-    result = calibrate_files(fit_files, name=args.name or out.stem, argv=sys.argv[1:],
-                             holdout=args.holdout, leave_one_out=_cross_validate(args, files, kw),
-                             **kw)
-
-    # Everything is computed: only now write, each file whole or not at all.
-    xml, cfg = out.with_suffix(".xml"), out.with_suffix(".smpi")
-    _atomic(out, lambda tmp: Path(tmp).write_text(result.toml, encoding="utf-8"))
-    _atomic(xml, lambda tmp: Path(tmp).write_text(result.simgrid_xml, encoding="utf-8"))
-    _atomic(cfg, lambda tmp: Path(tmp).write_text(result.smpi_flags, encoding="utf-8"))
-    if args.plot:
-        _atomic(args.plot, lambda tmp: plots.fit_plot(result.fit, result.simulated, tmp))
+    with Outputs() as outputs:
+        # Every target is checked before the (possibly long) live run and the fit.
+        toml = outputs.file(out, "--out")
+        xml = outputs.file(out.with_suffix(".xml"), "--out (its .xml)")
+        cfg = outputs.file(out.with_suffix(SMPI_SUFFIX), f"--out (its {SMPI_SUFFIX})")
+        plot = outputs.file(args.plot, "--plot", ".png") if args.plot is not None else None
+        if args.live:
+            files = [measure_live(args, out)]
+        fit_files = split(files, args.holdout) if args.holdout else files
+        kw = dict(base=args.base, nodes=args.nodes, ranks_per_node=args.ranks_per_node,
+                  placement=args.placement,
+                  joint=not args.closed_form, cap=args.fit_iterations or FIT_CAP,
+                  progress=lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n"))
+        result = _fit(fit_files, name=name, argv=sys.argv[1:], holdout=args.holdout,
+                      leave_one_out=_cross_validate(args, files, kw), **kw)
+        outputs.text(toml, result.toml)
+        outputs.text(xml, result.simgrid_xml)
+        outputs.text(cfg, result.smpi_flags)
+        if plot is not None:
+            outputs.write(plot, lambda tmp: plots.fit_plot(result.fit, result.simulated, tmp))
     sys.stdout.write(result.text)
-    sys.stdout.write(f"wrote {out}, {xml} (SimGrid platform) and {cfg} (SMPI --cfg flags)"
+    sys.stdout.write(f"wrote {out}, {out.with_suffix('.xml')} (SimGrid platform) and "
+                     f"{out.with_suffix(SMPI_SUFFIX)} (SMPI --cfg flags)"
                      + (f", {args.plot}" if args.plot else "") + "\n")
     return 0
 
@@ -208,6 +204,22 @@ def _cross_validate(args, files, kw):
     return table
 
 
+def _fit(files, **kw):
+    """calibrate_files, with a numerical failure on degenerate data (a singular system,
+    a non-finite residual) reported as the input problem it is, in one line."""
+    import numpy as np
+
+    from .calibrate import calibrate_files
+
+    try:
+        return calibrate_files(files, **kw)
+    except InputError:
+        raise
+    except (np.linalg.LinAlgError, ZeroDivisionError, FloatingPointError, ValueError) as e:
+        raise InputError(f"cannot fit {', '.join(map(str, files))}: the data are degenerate "
+                         f"for this fit ({type(e).__name__}: {e})") from None
+
+
 def measure_live(args, out: Path) -> str:
     """Run the two-host ping-pong (hopsim.calibration.live.run_live) into OUT's folder as
     <stem>-live/ (result.json, the tool's raw output, the mpirun command); the file to fit."""
@@ -222,28 +234,19 @@ def measure_live(args, out: Path) -> str:
     raw = out.with_name(out.stem + "-live")
     if raw.exists():
         raise InputError(f"--live: {raw} exists; remove it or choose another --out")
-    params = {"sizes": sizes, "iterations": args.iterations}
-    if args.tool == "netpipe":
+    tool = args.tool or "hopbench"
+    iterations = args.iterations or LIVE_ITERATIONS
+    if tool == "netpipe" and args.iterations is not None:
+        raise InputError("--iterations: NetPIPE chooses its own repetitions; it applies to --tool hopbench")
+    params = {"sizes": sizes, "iterations": iterations}
+    if tool == "netpipe":
         params = {"sizes": [max(sizes)]}   # NetPIPE chooses its own sizes up to the largest
-    sys.stderr.write(f"hopsim calibrate: measuring a {args.tool} ping-pong on 2 hosts "
+    sys.stderr.write(f"hopsim calibrate: measuring a {tool} ping-pong on 2 hosts "
                      f"({'emulated, ' + args.link_rate if args.emulate_cluster else args.hostfile or 'this machine'})\n")
     # oversubscribe=True makes the waiting rank yield its core (mpi_yield_when_idle):
     # under a raised priority (nice -n -15) a spinning rank starved the kernel's packet
     # processing and a 0-byte ping-pong took 7.7 ms instead of ~6 us (docs/validation.md).
-    run_live("pingpong", 2, 1, tool=args.tool, hostfile=args.hostfile, oversubscribe=True,
+    run_live("pingpong", 2, 1, tool=tool, hostfile=args.hostfile, oversubscribe=True,
              emulate_cluster=args.emulate_cluster, link_rate=args.link_rate, burst=args.burst,
              out=str(raw), progress=lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n"), **params)
-    return str(raw / ("np.out" if args.tool == "netpipe" else "result.json"))
-
-
-def _atomic(path, write) -> None:
-    """write(tmp) then rename onto path: an interrupted run leaves no half file."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    return str(raw / ("np.out" if tool == "netpipe" else "result.json"))

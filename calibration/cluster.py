@@ -124,6 +124,19 @@ def become_subreaper() -> None:
         pass
 
 
+def teardown_tag(tag: str) -> None:
+    """Remove what an emulated cluster tagged `tag` left (hopsim.reaper runs this when
+    hopsim is killed before its own teardown): its processes, namespaces, links, folder."""
+    if not tag.startswith(PREFIX):
+        return
+    c = EmulatedCluster.__new__(EmulatedCluster)
+    c.tag, c.namespaces, c.links, c._up = tag, [], [], True
+    c.dir = None
+    c.teardown()
+    for leftover in Path(tempfile.gettempdir()).glob(f"{tag}-*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
 class EmulatedCluster:
     """`with EmulatedCluster(4, "200mbit") as c:` ... c.hosts, c.mpirun_args()."""
 

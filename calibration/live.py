@@ -13,10 +13,12 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from contextlib import ExitStack
 from pathlib import Path
 
+from .. import bounds
 from ..errors import InputError
 from ..workload import make_workload
 from . import live_result, live_routes
@@ -136,8 +138,7 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         raise InputError("--link-rate and --burst apply to --emulate-cluster")
     if hostfile is not None and not Path(hostfile).is_file():
         raise InputError(f"--hostfile: {hostfile} does not exist")
-    if timeout is None or timeout <= 0:
-        raise InputError(f"--timeout: must be > 0 seconds, got {timeout}")
+    bounds.check("timeout", timeout, "--timeout")
     if emulate_cluster is not None:
         from .cluster import EmulatedCluster, check_available
         check_available()
@@ -158,13 +159,19 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
     if crowded and workload in _POLLING_WORKLOADS and not oversubscribe:
         raise InputError(f"--ranks: {local_ranks} busy-polling ranks on {cores} cores would "
                          f"measure the scheduler, not the network; give --oversubscribe to run anyway")
-    out_dir = Path(out) if out is not None else None
-    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
-        raise InputError(f"--out: {out} exists and is not a folder")
+    from ..outputs import Outputs
+    from ..reaper import Reaper
+
+    outputs = Outputs()
+    out_dir = outputs.folder(out, "--out") if out is not None else None  # refused before the run
 
     with ExitStack() as stack:
         import tempfile
+        # The watcher kills mpirun's group, tears the emulated cluster down and removes
+        # the scratch folder if hopsim itself is killed (SIGKILL included).
+        reaper = stack.enter_context(Reaper())
         scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hopsim-live-")))
+        reaper.folder(scratch)
         args = tool_arguments(tool, work, scratch)
         if work.overlay:
             routes = live_routes.write(scratch / "routes.txt", params["overlay"], ranks,
@@ -177,7 +184,10 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
             cmd += ["--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]
         cluster = None
         if emulate_cluster is not None:
-            cluster = stack.enter_context(EmulatedCluster(emulate_cluster, link_rate, burst))
+            cluster = EmulatedCluster(emulate_cluster, link_rate, burst)
+            reaper.command([sys.executable, "-c", "import sys; from hopsim.calibration.cluster "
+                            "import teardown_tag; teardown_tag(sys.argv[1])", cluster.tag])
+            stack.enter_context(cluster)
             if progress:
                 progress(f"emulated cluster {cluster.tag}: {emulate_cluster} hosts on "
                          f"{cluster.subnet}, " + (f"links {link_rate} (burst {cluster.burst} B)"
@@ -190,7 +200,7 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
                                      lambda n: _write_hostfile(scratch, real_hosts[:n], ranks_per_node),
                                      user_hostfile=Path(hostfile).resolve())
         cmd += [binary] + args
-        stdout, stderr, wall = _mpirun(cmd, timeout, stack)
+        stdout, stderr, wall = _mpirun(cmd, timeout, stack, reaper)
         raw_files = {}
         if tool == "netpipe" and (scratch / "np.out").is_file():
             raw_files["np.out"] = (scratch / "np.out").read_text()
@@ -207,7 +217,8 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         parameters["placement"] = work.placement_record()
         text, result = _interpret(tool, stdout, raw_files, work, platform, parameters, wall, live)
     if out_dir is not None:
-        _write_outputs(out_dir, tool, cmd, stdout, stderr, raw_files, result, text)
+        with outputs:
+            _write_outputs(outputs, out_dir, tool, cmd, stdout, stderr, raw_files, result, text)
     return result, text
 
 
@@ -252,14 +263,18 @@ def _write_hostfile(scratch: Path, hosts: list[str], slots: int) -> Path:
     return path
 
 
-def _mpirun(cmd: list[str], timeout: float, stack: ExitStack) -> tuple[str, str, float]:
+def _mpirun(cmd: list[str], timeout: float, stack: ExitStack, reaper) -> tuple[str, str, float]:
+    from ..reaper import die_with_parent
+
     env = dict(os.environ)
     if os.geteuid() == 0:
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, start_new_session=True)
+                            env=env, start_new_session=True, preexec_fn=die_with_parent)
+    reaper.group(proc.pid)
     # Whatever ends this block, mpirun's process group goes first (then the cluster).
+    stack.callback(reaper.forget_group, proc.pid)
     stack.callback(_kill_group, proc)
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
@@ -376,15 +391,12 @@ def _tool_rows(tool: str, stdout: str, work) -> list[dict]:
     return out
 
 
-def _write_outputs(out_dir: Path, tool, cmd, stdout, stderr, raw_files, result, text):
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "mpirun.cmd").write_text(shlex.join(cmd) + "\n")
-    (out_dir / f"{tool}.stdout").write_text(stdout)
-    (out_dir / f"{tool}.stderr").write_text(stderr)
-    (out_dir / "output.txt").write_text(text)
-    for name, content in raw_files.items():
-        (out_dir / name).write_text(content)
-    (out_dir / "result.json").write_text(json.dumps(result, indent=1) + "\n")
+def _write_outputs(outputs, out_dir: Path, tool, cmd, stdout, stderr, raw_files, result, text):
+    files = {"mpirun.cmd": shlex.join(cmd) + "\n", f"{tool}.stdout": stdout,
+             f"{tool}.stderr": stderr, "output.txt": text, **raw_files,
+             "result.json": json.dumps(result, indent=1) + "\n"}
+    for name, content in files.items():
+        outputs.text(outputs.file(out_dir / name, "--out"), content)
 
 
 # -- CLI ---------------------------------------------------------------------------------
@@ -402,13 +414,13 @@ def add_parser(sub):
     p.add_argument("--hostfile", metavar="FILE",
                    help="an Open MPI hostfile of a real cluster (default: every rank on this "
                         "machine)")
-    p.add_argument("--emulate-cluster", type=int, metavar="H",
+    p.add_argument("--emulate-cluster", type=bounds.flag("emulate_cluster"), metavar="H",
                    help="build H hosts on this machine: network namespaces, a bridge, tbf "
                         "link caps; needs root and --link-rate (default: no emulated cluster)")
     p.add_argument("--link-rate", metavar="RATE",
                    help="with --emulate-cluster: tbf cap of each host link in tc's syntax, "
                         "e.g. 200mbit or 1gbit, or none for no tbf (required there; no default)")
-    p.add_argument("--burst", type=int, metavar="BYTES",
+    p.add_argument("--burst", type=bounds.flag("burst"), metavar="BYTES",
                    help="with --emulate-cluster: tbf burst in bytes, at least 1500 (default "
                         "10 ms of traffic at --link-rate, at least 16 KiB)")
     p.add_argument("--tool", choices=TOOLS, default="hopbench",
@@ -421,7 +433,7 @@ def add_parser(sub):
                    help="write result.json, the raw output and the mpirun command into DIR "
                         "(default: nothing written)")
     p.add_argument("--json", action="store_true", help="print only the JSON object")
-    p.add_argument("--timeout", type=float, default=600, metavar="S",
+    p.add_argument("--timeout", type=bounds.flag("timeout"), default=600, metavar="S",
                    help="kill the run after S seconds (default 600)")
     p.add_argument("--oversubscribe", action="store_true",
                    help="allow more busy-polling ranks than cores (numbers then measure the scheduler)")

@@ -5,8 +5,10 @@ so the fits and the validation never look at a tool's text layout.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+from .. import bounds
 from ..errors import InputError
 
 
@@ -44,6 +46,32 @@ class Measurement:
     reply_size: int | None = None
     version: str = ""
     replay: tuple = ()
+
+    def __post_init__(self):
+        # The one check of every parsed number, whatever the format: finite and physical.
+        def bad(what, got):
+            raise InputError(f"{self.where}: {what}, got {got!r}")
+
+        v = self.value
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            bad(f"{self.statistic}: a finite number", v)
+        spread = "deviation" in self.statistic or self.statistic.endswith("_sd_us")
+        if self.statistic.endswith("_us") and not spread:
+            if v <= 0:  # a message takes time: 0.00 is a tool's rounding of nothing real
+                bad(f"{self.statistic}: a time > 0 us", v)
+        elif v < 0:
+            bad(f"{self.statistic}: a value >= 0", v)
+        for f, low in (("ranks", 1), ("ranks_per_node", 1), ("repetitions", 1), ("trials", 1),
+                       ("size", 0), ("reply_size", 0), ("rank", 0)):
+            x = getattr(self, f)
+            if x is None:
+                continue
+            if isinstance(x, bool) or not isinstance(x, int):
+                bad(f"{f}: an integer", x)
+            if not low <= x <= bounds.INT32_MAX:
+                bad(f"{f}: an integer from {low} to {bounds.INT32_MAX}", x)
+        if self.rank is not None and self.rank >= self.ranks:
+            bad(f"rank: below ranks ({self.ranks})", self.rank)
 
     @property
     def where(self) -> str:

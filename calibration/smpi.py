@@ -17,6 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from .. import bounds
 from ..errors import InputError
 from . import live_result, live_routes, smpi_platform
 from .live import _TOOL_WORKLOADS, LiveError, tool_arguments
@@ -68,14 +69,23 @@ def run_smpi(platform, workload: str, ranks: int, ranks_per_node: int = 1, *, se
     plat, work, spec = prepare(platform, workload, ranks, ranks_per_node, seed, **params)
     params.pop("reception", None)
     smpi_platform.check_expressible(spec)
+    bounds.check("timeout", timeout, "--timeout")
     if workload == "roundtrip" and spec["pass_us"] <= 0:
         raise InputError(f"{plat.name}: host.pass_us is 0; under SMPI a free MPI_Iprobe never "
                          f"advances simulated time, so roundtrip needs a positive pass cost")
     smpirun = shutil.which("smpirun")
     if smpirun is None:
         raise InputError("smpirun is not on PATH: hopsim smpi needs SimGrid's SMPI (libsimgrid-dev)")
+    from ..outputs import Outputs
+
+    outputs = Outputs()
+    out_dir = outputs.folder(out, "--out") if out is not None else None  # refused before the run
     binary = build_hopbench()
-    with tempfile.TemporaryDirectory(prefix="hopsim-smpi-") as tmp:
+    from ..reaper import Reaper, die_with_parent
+
+    # The watcher kills smpirun's group and removes the folder if hopsim itself is killed.
+    with Reaper() as reaper, tempfile.TemporaryDirectory(prefix="hopsim-smpi-") as tmp:
+        reaper.folder(tmp)
         tmp = Path(tmp)
         (tmp / "platform.xml").write_text(smpi_platform.platform_xml(spec))
         node_map = work.node_of_rank()
@@ -91,7 +101,8 @@ def run_smpi(platform, workload: str, ranks: int, ranks_per_node: int = 1, *, se
                "--cfg=smpi/display-timing:no", "--log=root.thresh:warning", str(binary), *args]
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=die_with_parent)
+        reaper.group(proc.pid)
         try:
             stdout, stderr = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -102,6 +113,9 @@ def run_smpi(platform, workload: str, ranks: int, ranks_per_node: int = 1, *, se
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             raise
+        finally:
+            _kill_leftovers(proc.pid)
+            reaper.forget_group(proc.pid)
         wall = time.perf_counter() - start
         if proc.returncode != 0:
             tail = " | ".join(l.strip() for l in (stderr or stdout).strip().splitlines()[-3:])
@@ -119,14 +133,21 @@ def run_smpi(platform, workload: str, ranks: int, ranks_per_node: int = 1, *, se
     out_dict = live_result.result_dict(result, {"tool": "hopbench under SMPI",
                                                 "smpirun": shlex.join(cmd)})
     out_dict["smpi"] = out_dict.pop("live")
-    if out is not None:
-        d = Path(out)
-        d.mkdir(parents=True, exist_ok=True)
-        (d / "smpirun.cmd").write_text(shlex.join(cmd) + "\n")
-        (d / "hopbench.stdout").write_text(stdout)
-        (d / "output.txt").write_text(text)
-        (d / "result.json").write_text(json.dumps(out_dict, indent=1) + "\n")
+    if out_dir is not None:
+        with outputs:
+            for name, content in (("smpirun.cmd", shlex.join(cmd) + "\n"),
+                                  ("hopbench.stdout", stdout), ("output.txt", text),
+                                  ("result.json", json.dumps(out_dict, indent=1) + "\n")):
+                outputs.text(outputs.file(out_dir / name, "--out"), content)
     return out_dict, text
+
+
+def _kill_leftovers(pgid: int) -> None:
+    # smpirun's group may outlive smpirun itself (a helper it forked): nothing stays.
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
 
 
 def add_parser(sub):
@@ -142,7 +163,7 @@ def add_parser(sub):
     p.add_argument("--out", metavar="DIR",
                    help="write result.json, hopbench's output and the smpirun command into "
                         "DIR (default: nothing written)")
-    p.add_argument("--timeout", type=float, default=600, metavar="S",
+    p.add_argument("--timeout", type=bounds.flag("timeout"), default=600, metavar="S",
                    help="kill smpirun after S seconds of wall time (default 600)")
     p.add_argument("--json", action="store_true", help="print only the JSON object")
     return run

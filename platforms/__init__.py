@@ -18,7 +18,7 @@ naming the file and the key.
 """
 from .parse import load_file, parse_platform
 from .platform import RECEPTIONS, TOPOLOGIES, Platform
-from .presets import PRESET_DIR, list_presets, load, load_preset
+from .presets import PRESET_DIR, list_presets, load, load_preset, show
 
 __all__ = ["Platform", "load", "load_file", "load_preset", "list_presets", "parse_platform",
-           "PRESET_DIR", "RECEPTIONS", "TOPOLOGIES"]
+           "PRESET_DIR", "show", "RECEPTIONS", "TOPOLOGIES"]

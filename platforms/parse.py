@@ -6,7 +6,6 @@ rules and the same messages.
 from __future__ import annotations
 
 import difflib
-import tomllib
 from pathlib import Path
 
 from .. import bounds
@@ -21,10 +20,7 @@ _REQUIRED = ("name", "nodes.count", "nodes.cores", "network.latency_us",
 
 def parse_platform(text: str, source: str) -> Platform:
     """A Platform from the text of a platform file; source names it in messages."""
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"{source}: malformed TOML: {e}") from None
+    doc = bounds.load_toml(text, source)
     fields = {}
     for key, value in doc.items():
         if key in _SECTIONS:

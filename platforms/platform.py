@@ -251,6 +251,17 @@ class Platform:
             spec["reception"] = self.replace(reception=reception).reception
         return spec
 
+    def values_hash(self) -> str:
+        """sha256 (first 16 hex digits) of every value the engine gets, the name aside:
+        equal for two platforms that simulate alike, whatever they are called."""
+        import hashlib
+        import json
+
+        spec = self.to_engine_dict()
+        spec.pop("name")
+        text = json.dumps(spec, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
     def summary(self) -> str:
         """One line: the shape and the headline numbers."""
         net = f"{self.topology}, " if self.topology != "star" else ""

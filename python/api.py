@@ -75,4 +75,5 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
                   ranks_per_node=work.ranks_per_node, seed=work.seed,
                   simulated_seconds=out["simulated_seconds"], wall_seconds=wall,
                   messages=out["messages"], results=results,
-                  per_rank=dict(out.get("per_rank", {}), node=node_map), parameters=parameters)
+                  per_rank=dict(out.get("per_rank", {}), node=node_map), parameters=parameters,
+                  platform_nodes=plat.nodes, platform_hash=plat.values_hash())

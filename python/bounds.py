@@ -95,6 +95,12 @@ BOUNDS: dict[str, Bound] = {
     "max_connections": Bound("int", 1, 16384, "connections", "at most advise's largest size"),
     "jobs": Bound("int", 1, 256, "processes", "worker processes on this machine"),
     "topology.ranks": Bound("int", 1, 16384, "ranks", "all-pairs route statistics: ~n^2 routes (bench/memory.py)"),
+    # Flags of validate, calibrate, live and smpi (bounds.flag() parses them).
+    "nodes": Bound("int", 1, MAX_NODES, "nodes", "as nodes.count"),
+    "timeout": Bound("float", 1e-3, 7 * 86400, "s", "a millisecond to a week of wall time"),
+    "emulate_cluster": Bound("int", 1, 64, "hosts", "one /24 of namespaces on a bridge (calibration/cluster.py)"),
+    "burst": Bound("int", 1500, 2**30, "bytes", "tbf needs an Ethernet frame at least; at most 1 GiB"),
+    "live_iterations": Bound("int", 1, 10**7, "", "timed round trips per size; 10^7 of 1 ms is hours"),
 }
 
 
@@ -147,6 +153,28 @@ def check(key: str, value, name: str | None = None):
     return value
 
 
+def flag(key: str):
+    """An argparse type= for a numeric flag checked against BOUNDS[key]: a bad value is
+    argparse's one-line error (exit 2) naming the flag."""
+    import argparse
+
+    bound = BOUNDS[key]
+
+    def parse(text: str):
+        try:
+            value = int(text) if bound.kind == "int" else float(text)
+        except ValueError:
+            kind = "an integer" if bound.kind == "int" else "a number"
+            raise argparse.ArgumentTypeError(f"expected {kind}, got {text!r}") from None
+        try:
+            return check(key, value, "value")
+        except InputError as e:
+            raise argparse.ArgumentTypeError(str(e).removeprefix("value: ")) from None
+
+    parse.__name__ = key  # argparse names the type in "invalid <name> value"
+    return parse
+
+
 def _short(value) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -168,25 +196,56 @@ def check_parameters(params: dict) -> None:
 
 # Platform and scenario files are a few KiB; anything larger is not one (/dev/zero, a log).
 MAX_FILE_BYTES = 1 << 20
+# Measurement files: the largest real one kept (an IMB-MPI1 run over every benchmark) is
+# tens of KiB; 16 MiB leaves room for long NetPIPE or per-rank latency_checker outputs.
+MAX_MEASUREMENT_BYTES = 16 << 20
+# TOML tables and arrays nested deeper than this are refused (a platform file needs 3:
+# [provenance] with a dotted key; tomllib recurses per level and ~500 levels overflow).
+MAX_TOML_DEPTH = 16
 
 
-def read_text(path, what: str) -> str:
-    """The text of a small regular file, or InputError naming it (what: "platform file")."""
+def read_text(path, what: str, limit: int = MAX_FILE_BYTES) -> str:
+    """The text of a regular file of at most `limit` bytes, or InputError naming it (what:
+    "platform file"). Opened non-blocking so that a FIFO is refused, not waited on."""
     import stat
 
     try:
-        with open(path, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                raise InputError(f"{path}: cannot read {what}: not a regular file")
-            data = f.read(MAX_FILE_BYTES + 1)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
     except OSError as e:
         raise InputError(f"{path}: cannot read {what}: {e.strerror or e}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise InputError(f"{path}: cannot read {what}: larger than {MAX_FILE_BYTES} bytes")
+    try:
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise InputError(f"{path}: cannot read {what}: not a regular file")
+            data = f.read(limit + 1)
+    except OSError as e:
+        raise InputError(f"{path}: cannot read {what}: {e.strerror or e}") from None
+    if len(data) > limit:
+        raise InputError(f"{path}: cannot read {what}: larger than {limit} bytes")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise InputError(f"{path}: not a UTF-8 text file") from None
+        raise InputError(f"{path}:1: cannot read {what}: not a UTF-8 text file") from None
+
+
+def load_toml(text: str, source: str) -> dict:
+    """tomllib.loads, its errors one line naming source; nesting bounded (MAX_TOML_DEPTH)."""
+    import tomllib
+
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"{source}: malformed TOML: {e}") from None
+    except RecursionError:
+        raise InputError(f"{source}: TOML nested deeper than {MAX_TOML_DEPTH} levels") from None
+    stack = [(doc, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_TOML_DEPTH:
+            raise InputError(f"{source}: TOML nested deeper than {MAX_TOML_DEPTH} levels")
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return doc
 
 
 # --- memory ----------------------------------------------------------------------------

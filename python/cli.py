@@ -94,20 +94,27 @@ def _add_run(sub):
 
 def _run_run(args) -> int:
     from . import scenarios
+    from .outputs import Outputs
 
     scenario = scenarios.load(args.scenario) if args.scenario else scenarios.default()
     # Refused before any run: a bad path should not cost the whole scenario.
-    scenarios.check_out(args.out)
-    if args.plot is not None:
-        from .scenarios import figures
-        figures.kind(scenario)
-        figures.check_path(args.plot)
-    outcome = scenarios.run(scenario, progress=sys.stderr.isatty())
-    paths = scenarios.write_outputs(outcome, args.out)
+    with Outputs() as outputs:
+        folder = outputs.folder(args.out, "--out")
+        results = [outputs.file(folder / name, "--out") for name in ("results.json", "results.csv")]
+        plot = None
+        if args.plot is not None:
+            from .scenarios import figures
+            figures.kind(scenario)
+            plot = outputs.file(args.plot, "--plot", ".png")
+        outcome = scenarios.run(scenario, progress=sys.stderr.isatty())
+        outputs.text(results[0], scenarios.json_text(outcome))
+        outputs.text(results[1], scenarios.csv_text(outcome))
+        if plot is not None:
+            outputs.write(plot, lambda tmp: scenarios.plot(outcome, tmp))
     sys.stdout.write(scenarios.table(outcome))
-    sys.stdout.write(f"wrote {paths[0]} and {paths[1]}\n")
+    sys.stdout.write(f"wrote {results[0]} and {results[1]}\n")
     if args.plot is not None:
-        sys.stdout.write(f"wrote {scenarios.plot(outcome, args.plot)}\n")
+        sys.stdout.write(f"wrote {args.plot}\n")
     return 0
 
 
@@ -129,6 +136,17 @@ def _run_platforms(args) -> int:
     if args.action == "export":
         from .calibration import smpi_platform
         return smpi_platform.run_export(args)
+    given = [flag for flag, value in (("--out", args.out), ("--format", args.format))
+             if value is not None]
+    if given:
+        raise InputError(f"platforms: {given[0]} applies to 'platforms export' only")
+    if args.action == "show":
+        if args.platform is None:
+            raise InputError("platforms show: name a platform (a preset or a TOML file)")
+        sys.stdout.write(platforms.show(args.platform))
+        return 0
+    if args.platform is not None:
+        raise InputError(f"platforms: {args.platform!r} given without 'show' or 'export'")
 
     names = platforms.list_presets()
     width = max(map(len, names))
@@ -165,6 +183,14 @@ def _bounded_topology(args):
     return args
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("hopsim")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 class _Unavailable(RuntimeError):
     """A part of hopsim this installation lacks (not the user's fault: exit 1)."""
 
@@ -178,6 +204,7 @@ def build_parser(argv: list[str]):
                      epilog="Documentation: docs/ in the source repository (model.md, "
                             "workloads.md, overlays.md, platforms.md, live.md, "
                             "calibration.md, validation.md).")
+    parser.add_argument("--version", action="version", version=f"hopsim {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)
     _add_simulate(sub)
@@ -205,11 +232,14 @@ def _stop(signum, frame):
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    closed = _reopen_closed_std()
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _stop)
     try:
         parser, runners = build_parser(argv)
         args = parser.parse_args(argv)
+        if closed:
+            raise InputError(f"standard {closed[0]} is closed (hopsim ... >&- ?); nothing was run")
         status = runners[args.command](args)
         sys.stdout.flush()
     except InputError as e:
@@ -235,6 +265,27 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"hopsim: error: {where}{e.strerror or e}\n")
         return EXIT_INPUT
     return status or 0
+
+
+def _reopen_closed_std() -> list[str]:
+    """Closed standard streams ("hopsim ... >&-"), pointed at /dev/null so that no file
+    hopsim opens takes their descriptor; their names. A command with a closed stdout is
+    refused (its output would be lost), after --help and --version have had their say."""
+    closed = []
+    for fd, name in ((1, "output"), (2, "error"), (0, "input")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            devnull = os.open(os.devnull, os.O_RDWR)
+            if devnull != fd:
+                os.dup2(devnull, fd)
+                os.close(devnull)
+            closed.append(name)
+    if "output" in closed:
+        sys.stdout = open(1, "w", closefd=False)
+    if "error" in closed:
+        sys.stderr = open(2, "w", closefd=False)
+    return [c for c in closed if c == "output"]
 
 
 def _drop_stdout():

@@ -1,12 +1,13 @@
-"""Result: what one simulation gives back, in the issue's JSON schema."""
+"""Result: what one simulation gives back, in the issue's JSON schema plus the platform's node count and values hash."""
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
 
 # The schema's keys, in the order they are written.
-JSON_KEYS = ("platform", "workload", "ranks", "ranks_per_node", "seed", "simulated_seconds",
-             "wall_seconds", "messages", "results", "parameters")
+JSON_KEYS = ("platform", "platform_nodes", "platform_hash", "workload", "ranks",
+             "ranks_per_node", "seed", "simulated_seconds", "wall_seconds", "messages",
+             "results", "parameters")
 
 
 @dataclass(frozen=True)
@@ -28,9 +29,14 @@ class Result:
     results: dict
     per_rank: dict = field(default_factory=dict, repr=False)
     parameters: dict = field(default_factory=dict)
+    # The platform beyond its name: its node count and Platform.values_hash(), so that two
+    # results under one name but different values are told apart (None: not recorded).
+    platform_nodes: int | None = None
+    platform_hash: str | None = None
 
     def to_dict(self) -> dict:
-        out = {k: getattr(self, k) for k in JSON_KEYS}
+        out = {k: getattr(self, k) for k in JSON_KEYS
+               if not (k.startswith("platform_") and getattr(self, k) is None)}
         out["parameters"] = dict(self.parameters)
         return out
 

@@ -32,7 +32,6 @@ order its values are written: the same file always gives the same points in the 
 from __future__ import annotations
 
 import itertools
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -108,10 +107,7 @@ class Scenario:
 
 
 def parse_scenario(text: str, source: str, base_dir: Path | None = None) -> Scenario:
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"{source}: malformed TOML: {e}") from None
+    doc = bounds.load_toml(text, source)
     name = doc.pop("name", Path(source).stem)
     description = doc.pop("description", "")
     plot = doc.pop("plot", "")

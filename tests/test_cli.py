@@ -121,8 +121,10 @@ def test_simulate_json_is_one_object_in_the_schema():
     proc = hopsim(*SIMULATE, "--platform", "two-nodes", "--ranks", "2", "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    assert list(doc) == ["platform", "workload", "ranks", "ranks_per_node", "seed",
-                         "simulated_seconds", "wall_seconds", "messages", "results", "parameters"]
+    assert list(doc) == ["platform", "platform_nodes", "platform_hash", "workload", "ranks",
+                         "ranks_per_node", "seed", "simulated_seconds", "wall_seconds",
+                         "messages", "results", "parameters"]
+    assert doc["platform_nodes"] == 2  # presets/two-nodes.toml: [nodes] count = 2
     assert (doc["platform"], doc["workload"], doc["ranks"], doc["ranks_per_node"], doc["seed"]) == \
         ("two-nodes", "roundtrip", 2, 1, 1)
     assert proc.stdout.count("\n") == 1

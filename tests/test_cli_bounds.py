@@ -162,14 +162,15 @@ def test_a_full_disk_leaves_no_folder_behind(tmp_path, monkeypatch, capsys):
     def full(*a, **k):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(runner.tempfile, "mkstemp", full)
-    # The disk fills during the run: the check before it (hopsim.scenarios.check_out, the
-    # name the CLI calls) passed.
-    monkeypatch.setattr(hopsim.scenarios, "check_out", lambda out: out)
+    import hopsim.outputs
+
+    monkeypatch.setattr(hopsim.outputs.tempfile, "mkstemp", full)
+    # The disk fills during the run: the check before it (hopsim.outputs._probe) passed.
+    monkeypatch.setattr(hopsim.outputs, "_probe", lambda *a: None)
     (tmp_path / "s.toml").write_text('platform = "two-nodes"\nworkload = "roundtrip"\n'
                                      "ranks = 2\nexchanges = 2\n")
     assert cli.main(["run", str(tmp_path / "s.toml"), "--out", str(tmp_path / "a" / "b")]) == 2
-    assert "cannot write results: No space left on device" in capsys.readouterr().err
+    assert "cannot write: No space left on device" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
 
 

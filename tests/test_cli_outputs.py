@@ -83,3 +83,30 @@ def test_run_table_prints_a_whole_double_like_the_rest_of_its_column():
     rows = [line.split() for line in scenarios.table(outcome).splitlines()[-2:]]
     assert rows[0][1:3] == ["235.00", "235.00"], rows
     assert rows[1][1:3] == ["242.40", "242.40"], rows
+
+
+def test_sweep_rows_take_each_statistic_from_its_own_key():
+    # Every statistic a different number, so a column filled from a neighbour's key (p99
+    # from p50, the per-rank SD from the per-rank average) shows.
+    r = _roundtrip(1.0, routed=True)
+    r.results.update(rtt_us={"mean": 10.5, "p50": 9.0, "p99": 31.0, "min": 2.0, "max": 44.0},
+                     per_rank_mean_us={"average": 11.25, "sd": 2.75},
+                     lc_average_of_averages_us=12.5, ray_average_for_all_ranks_us=13.5,
+                     ray_standard_deviation_us=0.5)
+    r.results["relays"] = {"mean": 3.5, "sd": 1.5, "max": 7}
+    [row] = scenarios.flat_rows(r)
+    assert {k: row[k] for k in ("rtt_mean_us", "rtt_p50_us", "rtt_p99_us", "rtt_min_us",
+                                "rtt_max_us", "per_rank_mean_average_us", "per_rank_mean_sd_us",
+                                "lc_average_of_averages_us", "ray_average_for_all_ranks_us",
+                                "ray_standard_deviation_us", "relays_mean", "relays_sd",
+                                "relays_max", "hops_mean")} == {
+        "rtt_mean_us": 10.5, "rtt_p50_us": 9.0, "rtt_p99_us": 31.0, "rtt_min_us": 2.0,
+        "rtt_max_us": 44.0, "per_rank_mean_average_us": 11.25, "per_rank_mean_sd_us": 2.75,
+        "lc_average_of_averages_us": 12.5, "ray_average_for_all_ranks_us": 13.5,
+        "ray_standard_deviation_us": 0.5, "relays_mean": 3.5, "relays_sd": 1.5,
+        "relays_max": 7, "hops_mean": 2.0}
+    s = scenarios.parse_scenario('platform = "two-nodes"\nworkload = "roundtrip"\nranks = 2\n', "t")
+    table = scenarios.table(scenarios.Outcome(s, s.points(), [r])).splitlines()
+    header, values = table[-2].split(), table[-1].split()
+    assert values[header.index("rtt_p99_us")] == "31.00", table
+    assert values[header.index("rtt_mean_us")] == "10.50", table

@@ -1,6 +1,7 @@
 """The parsers on real outputs made on this machine (tests/data/*/*.cmd say how), and on
 truncated or corrupted copies of them made here."""
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,9 @@ from hopsim.errors import InputError
 
 DATA = Path(__file__).parent / "data"
 # Files only: tests/data/ray/ also holds folders of RayPlatform routing goldens (test_ray_files.py).
-REAL = sorted(p for p in DATA.glob("*/*") if p.is_file() and p.suffix != ".cmd")
+# tests/data/fuzz holds copies and broken variants for the fuzz tests (test_fuzz_contract.py).
+REAL = sorted(p for p in DATA.glob("*/*") if p.is_file() and p.suffix != ".cmd"
+              and p.parent.name != "fuzz")
 FORMAT_OF_DIR = {"osu": "osu", "imb": "imb", "netpipe": "netpipe",
                  "latency_checker": "latency_checker", "ray": "ray"}
 
@@ -42,7 +45,9 @@ def test_real_file_is_detected_as_its_tool_and_parses(path):
     for m in ms:
         assert m.source == str(path)
         assert 1 <= m.line <= len(text.splitlines())
-        assert m.value == m.value  # not NaN
+        assert math.isfinite(m.value) and m.value >= 0
+        if m.statistic.endswith("_us") and "deviation" not in m.statistic:
+            assert m.value > 0  # a time: Measurement refuses 0 and below
 
 
 @pytest.mark.parametrize("name, version, stat", [
@@ -124,6 +129,15 @@ def test_netpipe_37_and_5():
     assert {m.version for m in m5} == {"5"}
     lat5 = [m for m in m5 if m.statistic == "latency_us"]
     assert len(lat5) == len(rows(DATA / "netpipe" / "np5-tcp.out"))
+    # The file's first and last rows, copied by hand: "1 0.000 0.000 0.000 613.49" and
+    # "1048576 0.991 0.549 2.468 8466.67" (bytes, avg/min/max Gbit/s, avg usec one way).
+    assert (lat5[0].size, lat5[0].value) == (1, 613.49)
+    assert (lat5[-1].size, lat5[-1].value) == (1048576, 8466.67)
+    # One way, not the round trip: NetPIPE's own avg_Gbps is 8 s / t at that row,
+    # 8 * 1048576 / 8466.67e-6 s = 0.9908 Gbit/s (printed 0.991).
+    gbps = {m.size: m.value for m in m5 if m.statistic == "bandwidth_gbps"}
+    assert gbps[1048576] == 0.991
+    assert 8 * 1048576 / (lat5[-1].value * 1e-6) / 1e9 == pytest.approx(0.991, abs=5e-4)
 
 
 def test_latency_checker_lines_in_any_order():
@@ -232,3 +246,30 @@ def test_cli_exit_2_one_line_no_traceback(tmp_path):
     assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
     assert f"{bad}:" in p.stderr
     assert not out.exists() and list(tmp_path.iterdir()) == [bad]
+
+
+@pytest.mark.parametrize("field, value", [("ranks", True), ("ranks", 2.5), ("ranks", 0),
+                                          ("ranks_per_node", 0), ("repetitions", 0),
+                                          ("size", -1), ("rank", 2), ("ranks", 2**31)])
+def test_a_measurement_refuses_impossible_counts(field, value):
+    from hopsim.calibration.measurement import Measurement
+    kw = dict(tool="osu_latency", workload="pingpong", ranks=2, size=0, statistic="latency_us",
+              value=5.0, source="f.txt", line=3)
+    Measurement(**kw)  # the base case is fine
+    with pytest.raises(InputError, match=f"^f.txt:3: {field}: "):
+        Measurement(**dict(kw, **{field: value}))
+
+
+@pytest.mark.parametrize("statistic, value, ok", [
+    ("latency_us", 0.0, False), ("latency_us", -1.0, False), ("latency_us", 1e-3, True),
+    ("ray_standard_deviation_us", 0.0, True), ("ray_standard_deviation_us", -0.5, False),
+    ("bandwidth_gbps", 0.0, True), ("bandwidth_gbps", -0.1, False),
+    ("latency_us", float("nan"), False), ("t_avg_us", float("inf"), False)])
+def test_a_measurement_is_a_positive_time_or_a_nonnegative_value(statistic, value, ok):
+    from hopsim.calibration.measurement import Measurement
+    make = lambda: Measurement("x", "pingpong", 2, 0, statistic, value, "f.txt", 3)
+    if ok:
+        assert make().value == value
+    else:
+        with pytest.raises(InputError, match=f"^f.txt:3: {statistic}: "):
+            make()

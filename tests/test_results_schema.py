@@ -6,7 +6,7 @@ import pytest
 
 import hopsim
 
-TOP = {"platform": str, "workload": str, "ranks": int, "ranks_per_node": int, "seed": int,
+TOP = {"platform": str, "platform_nodes": int, "platform_hash": str, "workload": str, "ranks": int, "ranks_per_node": int, "seed": int,
        "simulated_seconds": numbers.Real, "wall_seconds": numbers.Real, "messages": int,
        "results": dict, "parameters": dict}
 ROUNDTRIP = {"rtt_us": {"mean", "p50", "p99", "min", "max"},

@@ -30,7 +30,8 @@ def test_outputs_cover_every_point_in_order(outcome, tmp_path):
     assert doc["scenario"] == "small"
     assert [(p["parameters"]["reception"], p["parameters"]["ranks"]) for p in doc["points"]] == \
         [("any-source", 1), ("any-source", 2), ("round-robin", 1), ("round-robin", 2)]
-    assert all(list(p["result"]) == ["platform", "workload", "ranks", "ranks_per_node", "seed",
+    assert all(list(p["result"]) == ["platform", "platform_nodes", "platform_hash", "workload",
+                                     "ranks", "ranks_per_node", "seed",
                                      "simulated_seconds", "wall_seconds", "messages", "results", "parameters"]
                for p in doc["points"])
     rows = list(csv.DictReader(csv_path.open()))

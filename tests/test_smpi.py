@@ -125,7 +125,7 @@ def test_cli_export_and_its_errors(tmp_path):
     p = run("platforms", "export", "two-nodes", "--format", "simgrid-xml", "--out", "plat")
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "plat.xml").read_text().startswith("<?xml")
-    assert "--cfg=network/TCP-gamma:1e30" in (tmp_path / "plat.cfg").read_text()
+    assert "--cfg=network/TCP-gamma:1e30" in (tmp_path / "plat.smpi").read_text()
     (tmp_path / "gap.toml").write_text('name = "g"\n[nodes]\ncount = 2\ncores = 1\n[network]\n'
                                        'latency_us = 1.0\nbandwidth_gbps = 1.0\n[host]\ngap_us = 1.0\n')
     p = run("platforms", "export", "gap.toml", "--out", "g")

@@ -271,7 +271,7 @@ def test_cli_unwritable_destinations_leave_nothing(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     proc = hopsim("topology", "debruijn", "--ranks", 16, "--out", blocker / "ray")
-    assert proc.returncode == 2 and "is not a directory" in proc.stderr
+    assert proc.returncode == 2 and "is not a folder" in proc.stderr
     proc = hopsim("topology", "debruijn", "--ranks", 16, "--out", tmp_path / "ray",
                   "--plot", blocker / "x.png")
     assert proc.returncode == 2 and proc.stderr.startswith("hopsim: error: --plot")

@@ -140,6 +140,11 @@ def test_noise_platform_places_the_measurement_in_the_simulated_distribution(tmp
     c = next(c for c in report.cases if c.bytes == 0)
     assert len(c.distribution) == val.NOISE_SEEDS
     assert len(set(c.distribution)) > 1   # different seeds, different runs
+    # The reported value is the runs' median: the two middle runs of 20, averaged. A
+    # lognormal's runs are skewed, so their mean differs and the check can tell.
+    runs = sorted(c.distribution)
+    assert val.NOISE_SEEDS == 20 and c.simulated_us == (runs[9] + runs[10]) / 2
+    assert abs(sum(runs) / len(runs) - c.simulated_us) > 1e-6 * c.simulated_us
     below = sum(v < c.measured_us for v in c.distribution)
     assert c.percentile == pytest.approx(100 * below / val.NOISE_SEEDS, abs=100 / val.NOISE_SEEDS)
     d = report.to_dict()["cases"][0]
@@ -152,3 +157,33 @@ def test_noise_platform_places_the_measurement_in_the_simulated_distribution(tmp
     far.write_text(json.dumps(doc))
     c = next(c for c in validate(noisy, [str(far)]).cases if c.bytes == 0)
     assert c.percentile == 100.0
+
+
+def test_error_is_simulated_minus_measured_over_measured_by_hand(tmp_path):
+    # LOOP's one-way time is L + 8 s / B = 30 us + s x 0.004 us (2 Gbit/s): 30 us at 0 B,
+    # 34 us at 1000 B. Measured 24 and 40: errors +25% (6/24) and -15% (-6/40); median
+    # |error| 20%, worst 25%.
+    f = tmp_path / "hand.txt"
+    f.write_text("# OSU MPI Latency Test v5.3.2\n# Size          Latency (us)\n"
+                 "0                      24.00\n1000                   40.00\n")
+    report = validate(LOOP, [str(f)])
+    assert [c.bytes for c in report.cases] == [0, 1000]
+    assert [c.simulated_us for c in report.cases] == [pytest.approx(30.0), pytest.approx(34.0)]
+    assert [c.error_pct for c in report.cases] == [pytest.approx(25.0), pytest.approx(-15.0)]
+    assert report.median_abs_error_pct == pytest.approx(20.0)
+    assert report.max_abs_error_pct == pytest.approx(25.0)
+    assert "median |error| 20.0%, worst 25.0%" in report.table()
+
+
+def test_own_output_on_another_platform_gives_the_hand_computed_error(tmp_path):
+    # Simulated on LOOP (30 us, 2 Gbit/s), validated on a platform with twice the
+    # latency: at 0 B 30 us against 60 us (+100%); at 65536 B 30 + 262.144 = 292.144 us
+    # against 322.144 us (+30/292.144 = +10.269%).
+    r = hopsim.simulate(LOOP, "pingpong", ranks=2, sizes=[0, 65536], iterations=5)
+    f = tmp_path / "sim.json"
+    f.write_text(r.to_json())
+    report = validate(LOOP.replace(latency_us=60.0), [str(f)])
+    by = {c.bytes: c for c in report.cases}
+    assert by[0].measured_us == pytest.approx(30.0) and by[0].error_pct == pytest.approx(100.0)
+    assert by[65536].measured_us == pytest.approx(292.144)
+    assert by[65536].error_pct == pytest.approx(100 * 30 / 292.144)

@@ -109,3 +109,15 @@ def test_a_graph_must_cover_exactly_the_ranks_and_connect_them():
         make_workload("roundtrip", 4, overlay=nx.DiGraph([(0, 1), (1, 2), (2, 3)]))
     with pytest.raises(InputError, match="overlay: expected a family name or a networkx graph"):
         make_workload("roundtrip", 4, overlay=42)
+
+
+def test_a_user_graphs_degree_is_its_mean_out_degree_rounded_half_up():
+    # 4 ranks: a directed 4-cycle (4 arcs) plus chords. 10 arcs: mean 2.5, half up -> 3
+    # (rounding down or to even would give 2). 9 arcs: 2.25 -> 2. 11 arcs: 2.75 -> 3.
+    cycle = [(0, 1), (1, 2), (2, 3), (3, 0)]
+    chords = [(0, 2), (2, 0), (1, 3), (3, 1), (0, 3), (1, 0), (2, 1)]
+    for extra, degree in ((6, 3), (5, 2), (7, 3)):
+        arcs = cycle + chords[:extra]
+        w = make_workload("roundtrip", 4, overlay=nx.DiGraph(arcs))
+        assert len(w.overlay_arcs) == len(arcs)
+        assert w.overlay_built()["degree"] == degree, (len(arcs), w.overlay_built())

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import threading
 from pathlib import Path
@@ -17,7 +16,7 @@ from ..errors import InputError
 from ..cli import seed_value
 from .overlays import FAMILIES, RAY_SEED, OverlayError, build_overlay, shape
 from .plot import plot_overlay
-from .rayfiles import FILES, write_ray_files
+from .rayfiles import FILES
 from .statistics import RouteStatistics, route_statistics
 
 _PARAMETERS = {"debruijn": ("b", "D"), "kautz": ("d", "D"), "polytope": ("b", "L"),
@@ -62,12 +61,12 @@ def run(args: argparse.Namespace) -> int:
         shape(family, ranks, degree, args.seed)  # cheap: reject sizes before building anything
     except OverlayError as e:
         raise InputError(str(e)) from None
-    out = Path(args.out) if args.out else None
-    plot = Path(args.plot) if args.plot else None
-    if out is not None:
-        _check_directory_target(out, "--out")
-    if plot is not None:
-        _check_file_target(plot, "--plot")
+    from ..outputs import Outputs
+
+    outputs = Outputs()  # every target refused now, before the (possibly long) build
+    out = outputs.folder(args.out, "--out") if args.out is not None else None
+    ray = [outputs.file(out / name, "--out") for name in FILES] if out is not None else []
+    plot = outputs.file(args.plot, "--plot", ".png") if args.plot is not None else None
 
     try:
         overlay = _interruptible(build_overlay, family, ranks, degree, args.seed)
@@ -75,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(str(e)) from None
     stats = _interruptible(route_statistics, overlay)
 
-    notes = _write_outputs(overlay, stats, out, plot)
+    notes = _write_outputs(outputs, overlay, stats, out, ray, plot)
     if args.json:
         sys.stdout.write(json.dumps(stats.to_json(), indent=2) + "\n")
         sys.stderr.writelines(f"hopsim: {note}\n" for note in notes)
@@ -108,53 +107,27 @@ def _interruptible(fn, *args):
     return outcome["value"]
 
 
-def _write_outputs(overlay, stats: RouteStatistics, out: Path | None, plot: Path | None) -> list[str]:
-    # The figure is rendered next to its destination first and moved last, so that a
-    # failure anywhere leaves neither it nor the Ray files behind.
+def _write_outputs(outputs, overlay, stats: RouteStatistics, out, ray: list, plot) -> list[str]:
+    # Staged beside their targets and renamed together (hopsim.outputs): a failure
+    # anywhere leaves neither the figure nor any Ray file behind.
+    from .rayfiles import WRITERS
+
     notes = []
-    staged_plot = None
-    try:
+    with outputs:
+        for path, writer in zip(ray, WRITERS):
+            outputs.write(path, lambda tmp, w=writer: _write_ray(tmp, w, overlay, stats))
         if plot is not None:
-            staged_plot = plot.with_name(f".hopsim-{os.getpid()}-{plot.name}")
-            plot_overlay(overlay, staged_plot, stats)
-        if out is not None:
-            write_ray_files(overlay, out, stats)
-            notes.append(f"wrote {', '.join(FILES)} in {out}")
-        if staged_plot is not None:
-            os.replace(staged_plot, plot)
-            staged_plot = None
-            notes.append(f"wrote {plot}")
-    except OSError as e:
-        raise InputError(f"cannot write {e.filename or out or plot}: {e.strerror or e}") from None
-    finally:
-        if staged_plot is not None and staged_plot.exists():
-            staged_plot.unlink()
+            outputs.write(plot, lambda tmp: plot_overlay(overlay, Path(tmp), stats))
+    if out is not None:
+        notes.append(f"wrote {', '.join(FILES)} in {out}")
+    if plot is not None:
+        notes.append(f"wrote {plot}")
     return notes
 
 
-def _existing_ancestor(path: Path, flag: str) -> Path:
-    p = path.absolute()
-    while not p.exists():
-        p = p.parent
-    if not p.is_dir():
-        raise InputError(f"{flag} {path}: {p} is not a directory")
-    if not os.access(p, os.W_OK | os.X_OK):
-        raise InputError(f"{flag} {path}: {p} is not writable")
-    return p
-
-
-def _check_directory_target(path: Path, flag: str) -> None:
-    if path.exists() and not path.is_dir():
-        raise InputError(f"{flag} {path}: exists and is not a directory")
-    _existing_ancestor(path, flag)
-
-
-def _check_file_target(path: Path, flag: str) -> None:
-    if path.is_dir():
-        raise InputError(f"{flag} {path}: is a directory")
-    if not path.parent.absolute().is_dir():
-        raise InputError(f"{flag} {path}: the directory {path.parent} does not exist")
-    _existing_ancestor(path.parent, flag)
+def _write_ray(tmp, writer, overlay, stats) -> None:
+    with open(tmp, "w", encoding="ascii") as f:
+        writer(f, overlay, stats)
 
 
 def summary_text(stats: RouteStatistics) -> str:

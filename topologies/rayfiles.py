@@ -40,8 +40,7 @@ def write_ray_files(overlay: Overlay, directory: str | os.PathLike,
     stats = stats if stats is not None else route_statistics(overlay)
     stage = Path(tempfile.mkdtemp(prefix=".hopsim-ray-", dir=_existing_ancestor(directory)))
     try:
-        writers = (_write_connections, _write_routes, _write_relay_events, _write_summary)
-        for name, writer in zip(FILES, writers):
+        for name, writer in zip(FILES, WRITERS):
             with open(stage / name, "w", encoding="ascii") as f:
                 writer(f, overlay, stats)
         directory.mkdir(parents=True, exist_ok=True)
@@ -200,3 +199,7 @@ def read_ray_files(directory: str | os.PathLike) -> dict:
             "routes": read_routes(directory / "Routes.txt"),
             "relay_events": read_relay_events(directory / "RelayEvents.txt"),
             "summary": read_summary(directory / "Summary.txt")}
+
+
+# One writer per file of FILES, in order (hopsim topology stages each through hopsim.outputs).
+WRITERS = (_write_connections, _write_routes, _write_relay_events, _write_summary)

@@ -45,12 +45,10 @@ def parse_text(text: str, source: str, fmt: str | None = None) -> list[Measureme
 
 
 def parse_file(path: str | Path) -> list[Measurement]:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"{path}: cannot read: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}:1: expected a text file (not UTF-8)") from None
+    """The measurements of a regular file of at most bounds.MAX_MEASUREMENT_BYTES (16 MiB)."""
+    from ... import bounds
+
+    text = bounds.read_text(path, "measurement file", bounds.MAX_MEASUREMENT_BYTES)
     return parse_text(text, str(path))
 
 

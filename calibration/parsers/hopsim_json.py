@@ -8,7 +8,9 @@ None and cannot be replayed by validate.
 from __future__ import annotations
 
 import json
+import math
 
+from ...errors import InputError
 from ..measurement import Measurement, fail
 
 _REQUIRED = ("workload", "ranks", "ranks_per_node", "results")
@@ -26,9 +28,22 @@ def detect(lines: list[str]) -> bool:
 
 
 def parse(lines: list[str], source: str) -> list[Measurement]:
+    def refuse_constant(name):  # NaN, Infinity, -Infinity: not JSON, and not a time
+        raise ValueError(f"{name} is not a finite number")
+
+    def finite(text):
+        v = float(text)
+        if not math.isfinite(v):
+            raise ValueError(f"{text} is not a finite number")
+        return v
+
     try:
-        doc = json.loads("\n".join(lines))
-    except json.JSONDecodeError as e:
+        doc = json.loads("\n".join(lines), parse_constant=refuse_constant, parse_float=finite)
+    except RecursionError:
+        raise fail(source, 1, "hopsim JSON nested a few levels deep, not thousands") from None
+    except ValueError as e:
+        if not isinstance(e, json.JSONDecodeError):
+            raise fail(source, 1, f"hopsim JSON with finite numbers ({e})") from None
         raise fail(source, e.lineno, f"hopsim JSON ({e.msg} at column {e.colno})") from None
     if not isinstance(doc, dict) or any(k not in doc for k in _REQUIRED):
         raise fail(source, 1, f"a hopsim result object with keys {', '.join(_REQUIRED)}")
@@ -77,6 +92,8 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
         else:
             raise fail(source, 1, f"workload {', '.join(_ROW_STATS)} or roundtrip",
                        str(workload))
+    except InputError:
+        raise  # a Measurement's own range check, already naming file:line
     except (KeyError, TypeError, ValueError) as e:
         raise fail(source, 1, f"the {workload} results of hopsim's schema (missing or bad "
                               f"{e})") from None
