@@ -82,25 +82,19 @@ def _add_run(sub):
     p.add_argument("--plot", metavar="FILE.png",
                    help="also draw the scenario's figure (overlay comparisons and degree "
                         "sweeps) into this PNG file (default: no figure)")
+    p.add_argument("--jobs", type=int, metavar="J",
+                   help="points run at once, in worker processes (default: this machine's "
+                        "cores); fewer when their estimated memory does not fit")
+    p.add_argument("--dask", metavar="tcp://HOST:PORT",
+                   help="run the points on an existing Dask distributed scheduler (its "
+                        "workers need the same hopsim version; docs/scenarios.md)")
+    p.add_argument("--yes", action="store_true",
+                   help="run a sweep estimated above an hour (refused without it)")
 
 
 def _run_run(args) -> int:
-    from . import scenarios
-
-    scenario = scenarios.load(args.scenario) if args.scenario else scenarios.default()
-    # Refused before any run: a bad path should not cost the whole scenario.
-    scenarios.check_out(args.out)
-    if args.plot is not None:
-        from .scenarios import figures
-        figures.kind(scenario)
-        figures.check_path(args.plot)
-    outcome = scenarios.run(scenario, progress=sys.stderr.isatty())
-    paths = scenarios.write_outputs(outcome, args.out)
-    sys.stdout.write(scenarios.table(outcome))
-    sys.stdout.write(f"wrote {paths[0]} and {paths[1]}\n")
-    if args.plot is not None:
-        sys.stdout.write(f"wrote {scenarios.plot(outcome, args.plot)}\n")
-    return 0
+    from .scenarios import cli_run
+    return cli_run.run(args)
 
 
 def _add_platforms(sub):
