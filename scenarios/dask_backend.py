@@ -23,8 +23,8 @@ class Dask:
                              "(pip install 'hopsim[dask]')") from None
         self._distributed = distributed
         try:
-            self.client = distributed.Client(address, timeout=CONNECT_SECONDS,
-                                             set_as_default=False)
+            # The default client: distributed.wait() finds the futures' client that way.
+            self.client = distributed.Client(address, timeout=CONNECT_SECONDS)
         except (OSError, TimeoutError, ValueError) as e:
             raise InputError(f"--dask {address}: cannot reach the scheduler: "
                              f"{' '.join(str(e).split()) or type(e).__name__}") from None
