@@ -26,7 +26,8 @@ from .. import bounds
 from ..workload import Workload, engine_family
 
 LIMIT_SECONDS = 3600.0   # above this a sweep needs --yes (issue 20)
-_PROBE_EXCHANGES = 50
+_PROBE_RANKS = 64
+_PROBE_EXCHANGES = 100
 
 
 @dataclass(frozen=True)
@@ -63,21 +64,22 @@ def messages(work: Workload) -> int:
 
 
 def calibrate(plat) -> Calibration:
-    """Two probe runs on plat: 2 ranks and one round trip (the fixed part), then up to 64
-    ranks, one per node, 50 round trips each (the message rate). About a second at most."""
+    """Probe runs on plat: 2 ranks and one round trip (the fixed part); then, on plat with
+    at least 64 nodes, 2 ranks and 64 ranks (one per node, 100 round trips each) whose
+    difference is the message rate. A fraction of a second."""
     from ..api import simulate
 
-    ranks = max(2, min(64, plat.nodes))
-    probe = plat if plat.nodes >= 2 else plat.replace(nodes=2)
-    start = time.perf_counter()
-    simulate(probe, "roundtrip", ranks=2, exchanges=1, reception="any-source")
-    fixed = time.perf_counter() - start
-    start = time.perf_counter()
-    r = simulate(probe, "roundtrip", ranks=ranks, exchanges=_PROBE_EXCHANGES,
-                 reception="any-source")
-    spent = time.perf_counter() - start
-    rate = r.messages / max(spent - fixed, 1e-6)
-    return Calibration(fixed, rate)
+    def timed(platform, ranks, exchanges):
+        start = time.perf_counter()
+        r = simulate(platform, "roundtrip", ranks=ranks, exchanges=exchanges,
+                     reception="any-source")
+        return time.perf_counter() - start, r.messages
+
+    fixed, _ = timed(plat if plat.nodes >= 2 else plat.replace(nodes=2), 2, 1)
+    wide = plat if plat.nodes >= _PROBE_RANKS else plat.replace(nodes=_PROBE_RANKS)
+    base, _ = timed(wide, 2, 1)
+    spent, count = timed(wide, _PROBE_RANKS, _PROBE_EXCHANGES)
+    return Calibration(fixed, count / max(spent - base, 1e-6))
 
 
 def seconds(calibration: Calibration, count: int) -> float:
