@@ -2,9 +2,12 @@
 estimate bench/memory.py checks against measured peaks) and wall time.
 
 The time is a model, calibrated here: a run costs a fixed part (fork, SimGrid, building
-the platform's hosts) plus its messages at the engine's message rate. Both are measured
-by two short probe runs on the sweep's first platform (any-to-any round trips, one rank
-per node, no contention), and each point's messages are counted from its parameters:
+the platform's hosts) plus its messages at the engine's message rate. The fixed part is
+a 2-rank probe on the sweep's first platform; the rate comes from the sweep's own
+costliest round-trip point cut to one exchange when that is at most PROBE_MESSAGES
+messages (its overlay, reception and contention included), else from an uncontended
+probe (64 ranks, one per node, any-source). Each point's messages are counted from its
+parameters:
 
     roundtrip   2 x ranks x exchanges x hops (an overlay's digits; 1 without one)
     pingpong    2 x iterations per size       (osu_latency: 10000, 1000 above 8 KiB)
@@ -14,8 +17,8 @@ per node, no contention), and each point's messages are counted from its paramet
 
 The uncontended rate is the engine's fastest: several ranks per node on the flow transport
 (SimGrid's solver under contention) run up to 100 times fewer messages per second
-(docs/performance.md), so the time printed is a lower estimate there; docs/scenarios.md
-shows it against measured sweeps.
+(docs/performance.md), so without a probe of the sweep's own point the time printed is a
+lower estimate; docs/scenarios.md shows it against measured sweeps.
 """
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ from ..workload import Workload, engine_family
 
 LIMIT_SECONDS = 3600.0   # above this a sweep needs --yes (issue 20)
 _PROBE_RANKS = 64
+PROBE_MESSAGES = 200_000  # a probe of the sweep's own point: about a second at most
 _PROBE_EXCHANGES = 100
 
 
@@ -63,23 +67,41 @@ def messages(work: Workload) -> int:
     return total
 
 
+def _timed(platform, ranks: int, exchanges: int) -> tuple[float, int]:
+    from ..api import simulate
+
+    start = time.perf_counter()
+    r = simulate(platform, "roundtrip", ranks=ranks, exchanges=exchanges, reception="any-source")
+    return time.perf_counter() - start, r.messages
+
+
+def fixed_seconds(plat) -> float:
+    """One run's cost beyond its messages: 2 ranks, one round trip, on plat."""
+    return _timed(plat if plat.nodes >= 2 else plat.replace(nodes=2), 2, 1)[0]
+
+
 def calibrate(plat) -> Calibration:
     """Probe runs on plat: 2 ranks and one round trip (the fixed part); then, on plat with
     at least 64 nodes, 2 ranks and 64 ranks (one per node, 100 round trips each) whose
     difference is the message rate. A fraction of a second."""
+    fixed = fixed_seconds(plat)
+    wide = plat if plat.nodes >= _PROBE_RANKS else plat.replace(nodes=_PROBE_RANKS)
+    base, _ = _timed(wide, 2, 1)
+    spent, count = _timed(wide, _PROBE_RANKS, _PROBE_EXCHANGES)
+    return Calibration(fixed, count / max(spent - base, 1e-6))
+
+
+def calibrate_on(plat, args: dict) -> Calibration:
+    """The rate measured on a sweep's own round-trip point cut to one exchange (its
+    overlay's relays, its reception policy and its contention included), less the
+    fixed part measured on its platform."""
     from ..api import simulate
 
-    def timed(platform, ranks, exchanges):
-        start = time.perf_counter()
-        r = simulate(platform, "roundtrip", ranks=ranks, exchanges=exchanges,
-                     reception="any-source")
-        return time.perf_counter() - start, r.messages
-
-    fixed, _ = timed(plat if plat.nodes >= 2 else plat.replace(nodes=2), 2, 1)
-    wide = plat if plat.nodes >= _PROBE_RANKS else plat.replace(nodes=_PROBE_RANKS)
-    base, _ = timed(wide, 2, 1)
-    spent, count = timed(wide, _PROBE_RANKS, _PROBE_EXCHANGES)
-    return Calibration(fixed, count / max(spent - base, 1e-6))
+    fixed = fixed_seconds(plat)
+    start = time.perf_counter()
+    r = simulate(**dict(args, exchanges=1))
+    spent = time.perf_counter() - start
+    return Calibration(fixed, r.messages / max(spent - fixed, 1e-6))
 
 
 def seconds(calibration: Calibration, count: int) -> float:

@@ -89,7 +89,7 @@ def forecast(plan: Plan, pending: list[int], slots: int) -> tuple[str, float]:
     n = len(plan.points)
     if not pending:
         return f"{plan.scenario.name}: all {n} points already finished", 0.0
-    cal = estimate.calibrate(plan.platforms[pending[0] - 1])
+    cal = _calibration(plan, pending)
     per_point = [estimate.seconds(cal, plan.messages[k - 1]) for k in pending]
     jobs = min(slots, len(pending))
     wall = max(sum(per_point) / jobs, max(per_point))
@@ -97,10 +97,21 @@ def forecast(plan: Plan, pending: list[int], slots: int) -> tuple[str, float]:
     resumed = f" ({n - len(pending)} already finished)" if len(pending) < n else ""
     text = (f"{plan.scenario.name}: {n} points{resumed}; about {estimate.duration(wall)} on "
             f"{jobs} job{'s' * (jobs > 1)} (engine calibrated here: "
-            f"{cal.messages_per_second:,.0f} messages/s, {cal.fixed_seconds * 1000:.0f} ms a run; "
-            f"a lower estimate under contention); peak memory {estimate.size(peaks[0])} a point, "
+            f"{cal.messages_per_second:,.0f} messages/s, {cal.fixed_seconds * 1000:.0f} ms a run); "
+            f"peak memory {estimate.size(peaks[0])} a point, "
             f"{estimate.size(sum(peaks[:jobs]))} for {jobs} at once")
     return text, wall
+
+
+def _calibration(plan: Plan, pending: list[int]) -> estimate.Calibration:
+    k = max(pending, key=lambda k: plan.messages[k - 1])
+    args = plan.calls[k - 1]
+    plat = plan.platforms[k - 1]
+    if plan.points[k - 1]["workload"] == "roundtrip":
+        per_exchange = plan.messages[k - 1] // args.get("exchanges", 1000)
+        if per_exchange <= estimate.PROBE_MESSAGES:
+            return estimate.calibrate_on(plat, dict(args, platform=plat))
+    return estimate.calibrate(plan.platforms[pending[0] - 1])
 
 
 class _Progress:

@@ -53,18 +53,34 @@ def test_time_model_and_the_forecast_by_hand(monkeypatch):
     p = sweep.plan(s)
     assert p.messages == [2 * 2 * 2] * 5
     # 1 s fixed + 8 messages at 8 per second: 2 s a point; 5 points on 2 jobs: 5 s.
-    monkeypatch.setattr(estimate, "calibrate", lambda plat: estimate.Calibration(1.0, 8.0))
+    monkeypatch.setattr(sweep, "_calibration", lambda plan, pending: estimate.Calibration(1.0, 8.0))
     text, wall = sweep.forecast(p, [1, 2, 3, 4, 5], 2)
     assert wall == 5.0
     assert text.startswith("five: 5 points; about 5 s on 2 jobs (engine calibrated here: "
-                           "8 messages/s, 1000 ms a run;")
+                           "8 messages/s, 1000 ms a run); peak memory 32 MiB a point, 64 MiB for 2 at once")
     text, wall = sweep.forecast(p, [4, 5], 8)  # one point is the floor: 2 s
     assert wall == 2.0 and text.startswith("five: 5 points (3 already finished); about 2 s on 2 jobs")
 
 
 def test_calibration_measures_a_positive_rate_on_the_platform():
-    cal = estimate.calibrate(hopsim.platforms.load("two-nodes").replace(nodes=64))
+    plat = hopsim.platforms.load("two-nodes").replace(nodes=64)
+    cal = estimate.calibrate(plat)
     assert cal.fixed_seconds > 0 and cal.messages_per_second > 0
+    own = estimate.calibrate_on(plat, dict(platform=plat, workload="roundtrip", ranks=8,
+                                           exchanges=50, overlay="debruijn", degree=2))
+    assert own.fixed_seconds > 0 and own.messages_per_second > 0
+
+
+def test_the_rate_probe_is_the_costliest_round_trip_point_cut_to_one_exchange(monkeypatch):
+    s = parse_scenario('name = "two"\nplatform = "two-nodes"\nworkload = "roundtrip"\n'
+                       "exchanges = 7\n[platform_overrides]\nnodes = 64\n"
+                       "[sweep]\nranks = [8, 64, 16]\n", "two.toml")
+    p = sweep.plan(s)
+    seen = []
+    monkeypatch.setattr(estimate, "calibrate_on",
+                        lambda plat, args: seen.append(args) or estimate.Calibration(1, 1))
+    sweep.forecast(p, [1, 2, 3], 2)
+    assert [(a["ranks"], a["exchanges"]) for a in seen] == [(64, 7)]  # cut to 1 inside
 
 
 HUGE = """\
@@ -107,7 +123,7 @@ def test_the_estimate_is_printed_on_a_terminal(tmp_path):
                           cwd=str(tmp_path), timeout=120, dimensions=(24, 300),
                           env=dict(os.environ, TERM="xterm"))
     child.expect(r"five: 3 points; about \d+ s on 1 job \(engine calibrated here: [\d,]+ "
-                 r"messages/s, \d+ ms a run; a lower estimate under contention\); peak memory "
+                 r"messages/s, \d+ ms a run\); peak memory "
                  r"32 MiB a point, 32 MiB for 1 at once")
     child.expect(pexpect.EOF)
     child.close()
