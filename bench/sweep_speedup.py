@@ -9,7 +9,8 @@ sweep at three sizes: de Bruijn overlays of degree 2, 4 and the largest that fit
 reception, 2 round trips per rank: 200 points of 0.05 s to about a second each.
 
 Each --jobs value runs the same command into its own folder, timed from start to exit
-(planning, the estimate's calibration probes, worker start-up and writing included);
+(planning, the estimate's calibration probes, worker start-up and writing included), with
+the CPU seconds it and its workers used (CPU / wall: the cores it actually had);
 the CSVs must be byte-identical. It prints the load average before and after: on a
 shared machine the other jobs take cores too, and the speed-up reads against that.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -42,11 +44,17 @@ def scenario(seeds: int) -> str:
             f"seed = {list(range(1, seeds + 1))}\n")
 
 
-def run(folder: Path, jobs: int) -> float:
+def run(folder: Path, jobs: int) -> tuple[float, float]:
+    """Wall seconds, and CPU seconds of hopsim and everything it started (workers and
+    the engine's forked children)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "hopsim", "run", "sweep.toml", "--out", f"out{jobs}",
                     "--jobs", str(jobs)], cwd=folder, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
 
 
 def main(argv=None) -> int:
@@ -68,11 +76,12 @@ def main(argv=None) -> int:
         points = len(CASES) * args.seeds
         print(f"{points} points; load average at start: {os.getloadavg()[0]:.2f}", flush=True)
         for j in jobs:
-            wall = run(folder, j)
-            rows.append({"jobs": j, "wall_s": round(wall, 2),
+            wall, cpu = run(folder, j)
+            rows.append({"jobs": j, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
                          "load_after": round(os.getloadavg()[0], 2)})
-            print(f"--jobs {j}: {wall:.1f} s (load average {rows[-1]['load_after']:.2f})",
-                  flush=True)
+            # cpu / wall: the cores the sweep actually had (at most --jobs, less under load)
+            print(f"--jobs {j}: {wall:.1f} s wall, {cpu:.1f} s CPU, {cpu / wall:.2f} cores busy "
+                  f"(load average after {rows[-1]['load_after']:.2f})", flush=True)
         csvs = {(folder / f"out{j}" / "results.csv").read_bytes() for j in jobs}
         same = len(csvs) == 1
     base = rows[0]["wall_s"]

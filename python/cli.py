@@ -83,11 +83,12 @@ def _add_run(sub):
                    help="also draw the scenario's figure (overlay comparisons and degree "
                         "sweeps) into this PNG file (default: no figure)")
     p.add_argument("--jobs", type=int, metavar="J",
-                   help="points run at once, in worker processes (default: this machine's "
-                        "cores); fewer when their estimated memory does not fit")
+                   help="points run at once, in as many worker processes (default: this "
+                        "machine's cores); fewer when their estimated memory does not fit")
     p.add_argument("--dask", metavar="tcp://HOST:PORT",
                    help="run the points on an existing Dask distributed scheduler (its "
-                        "workers need the same hopsim version; docs/scenarios.md)")
+                        "workers need the same hopsim version; docs/scenarios.md); default: "
+                        "on this machine")
     p.add_argument("--yes", action="store_true",
                    help="run a sweep estimated above an hour (refused without it)")
 
