@@ -7,6 +7,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from hopsim.scenarios import parse_scenario
 from hopsim.scenarios.sweep import execute, plan
 
@@ -146,3 +148,20 @@ def test_a_failed_point_is_reported_with_its_parameters_and_the_sweep_goes_on(tm
     assert ((tmp_path / "out" / "results.csv").read_bytes()
             == (tmp_path / "ref" / "results.csv").read_bytes())
     assert not points.exists()
+
+
+@pytest.mark.parametrize("flag, message", [
+    (["--jobs", "0"], "--jobs: must be 1 to 1024 worker processes, got 0"),
+    (["--jobs", "-3"], "--jobs: must be 1 to 1024 worker processes, got -3"),
+    (["--jobs", "two"], None),
+    (["--dask", " "], "--dask: empty address (tcp://HOST:PORT)"),
+])
+def test_bad_jobs_or_dask_is_one_line(flag, message, tmp_path):
+    (tmp_path / "s.toml").write_text(FIVE)
+    p = subprocess.run([sys.executable, "-m", "hopsim", "run", "s.toml", "--out", "out", *flag],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1, p.stderr
+    if message:
+        assert p.stderr == f"hopsim: error: {message}\n"
+    assert not (tmp_path / "out").exists()
+
