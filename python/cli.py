@@ -90,32 +90,20 @@ def _add_run(sub):
     p.add_argument("--plot", metavar="FILE.png",
                    help="also draw the scenario's figure (overlay comparisons and degree "
                         "sweeps) into this PNG file (default: no figure)")
+    p.add_argument("--jobs", type=int, metavar="J",
+                   help="points run at once, in as many worker processes (default: this "
+                        "machine's cores); fewer when their estimated memory does not fit")
+    p.add_argument("--dask", metavar="tcp://HOST:PORT",
+                   help="run the points on an existing Dask distributed scheduler (its "
+                        "workers need the same hopsim version; docs/scenarios.md); default: "
+                        "on this machine")
+    p.add_argument("--yes", action="store_true",
+                   help="run a sweep estimated above an hour (refused without it)")
 
 
 def _run_run(args) -> int:
-    from . import scenarios
-    from .outputs import Outputs
-
-    scenario = scenarios.load(args.scenario) if args.scenario else scenarios.default()
-    # Refused before any run: a bad path should not cost the whole scenario.
-    with Outputs() as outputs:
-        folder = outputs.folder(args.out, "--out")
-        results = [outputs.file(folder / name, "--out") for name in ("results.json", "results.csv")]
-        plot = None
-        if args.plot is not None:
-            from .scenarios import figures
-            figures.kind(scenario)
-            plot = outputs.file(args.plot, "--plot", ".png")
-        outcome = scenarios.run(scenario, progress=sys.stderr.isatty())
-        outputs.text(results[0], scenarios.json_text(outcome))
-        outputs.text(results[1], scenarios.csv_text(outcome))
-        if plot is not None:
-            outputs.write(plot, lambda tmp: scenarios.plot(outcome, tmp))
-    sys.stdout.write(scenarios.table(outcome))
-    sys.stdout.write(f"wrote {results[0]} and {results[1]}\n")
-    if args.plot is not None:
-        sys.stdout.write(f"wrote {args.plot}\n")
-    return 0
+    from .scenarios import cli_run
+    return cli_run.run(args)
 
 
 def _add_platforms(sub):

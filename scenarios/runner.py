@@ -10,15 +10,13 @@ import csv
 import io
 import json
 import os
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import platforms
-from ..api import prepare, simulate
 from ..errors import InputError
 from ..result import Result
+from . import parallel, sweep
 from .scenario import POINT_KEYS, Scenario
 
 # Result columns per workload, in CSV order; the table prints the headline ones.
@@ -34,60 +32,42 @@ _HEADLINE = ("overlay_built", "bytes", "latency_us", "bandwidth_mbytes_per_sec",
 
 @dataclass(frozen=True)
 class Outcome:
+    """The finished points (numbers: their 1-based place in the scenario, in order) and
+    the points that failed (hopsim.scenarios.sweep.Failure)."""
+
     scenario: Scenario
     points: list[dict]
     results: list[Result]
+    numbers: tuple = ()
+    failures: tuple = ()
 
-
-def _label(scenario: Scenario, index: int, point: dict) -> str:
-    # Linked sweep tables may set different keys (complete points have no degree).
-    swept = ", ".join(f"{k}={point[k]}" for k in scenario.swept_keys() if k in point)
-    return f"point {index + 1}" + (f" ({swept})" if swept else "")
-
-
-def _call_args(scenario: Scenario, point: dict) -> dict:
-    args = dict(point)
-    args["platform"] = scenario.platform_ref(point["platform"])
-    if "placement" in point:
-        args["placement"] = scenario.placement_ref(point["placement"])
-    if scenario.platform_overrides:
-        base = platforms.load(args["platform"])
-        try:
-            args["platform"] = base.replace(**scenario.platform_overrides)
-        except InputError as e:
-            raise InputError(f"platform_overrides: {e}") from None
-    return args
+    def point_numbers(self) -> list[int]:
+        return list(self.numbers) if self.numbers else list(range(1, len(self.points) + 1))
 
 
 def check(scenario: Scenario) -> list[dict]:
-    """The points, each validated (platform, placement, parameters) before any runs."""
-    points = scenario.points()
-    for i, point in enumerate(points):
-        try:
-            prepare(**_call_args(scenario, point))
-        except InputError as e:
-            raise InputError(f"{scenario.source}: {_label(scenario, i, point)}: {e}") from None
-    return points
+    """The points, each validated (platform, placement, parameters, memory) before any runs."""
+    return sweep.plan(scenario).points
 
 
-def run(scenario: Scenario, progress: bool = False) -> Outcome:
-    """Run every point in order; progress (for a terminal) goes to stderr."""
-    points = check(scenario)
-    results = []
-    try:
-        for i, point in enumerate(points):
-            if progress:
-                sys.stderr.write(f"\r\033[K[{i + 1}/{len(points)}] {_label(scenario, i, point)}")
-                sys.stderr.flush()
-            try:
-                results.append(simulate(**_call_args(scenario, point)))
-            except InputError as e:
-                raise InputError(f"{scenario.source}: {_label(scenario, i, point)}: {e}") from None
-    finally:
-        if progress:  # also on an error or an interrupt: its message starts a clean line
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
-    return Outcome(scenario, points, results)
+def run(scenario: Scenario, progress: bool = False, jobs: int = 1) -> Outcome:
+    """Run every point (jobs > 1: in worker processes); progress (for a terminal) goes to
+    stderr. A failing point is in outcome.failures; the others still run."""
+    return run_plan(sweep.plan(scenario), jobs=jobs, progress=progress)
+
+
+def run_plan(plan, jobs: int = 1, progress: bool = False, backend=None, records=None,
+             done: dict | None = None, budget: int | None = None) -> Outcome:
+    """A checked plan (hopsim.scenarios.sweep.plan) run on backend (default: this process
+    for jobs 1 or one point, else jobs worker processes); see sweep.execute."""
+    if backend is None:
+        left = len(plan.points) - len(done or {})
+        backend = parallel.Inline() if jobs <= 1 or left <= 1 else parallel.Processes(jobs)
+    finished, failures = sweep.execute(plan, backend, records, done, progress, budget)
+    numbers = sorted(finished)
+    return Outcome(plan.scenario, [plan.points[k - 1] for k in numbers],
+                   [Result(**finished[k]["result"]) for k in numbers], tuple(numbers),
+                   tuple(failures))
 
 
 def flat_rows(result: Result) -> list[dict]:
@@ -123,14 +103,14 @@ def _built(overlay: dict) -> str:
 
 def _csv_rows(outcome: Outcome) -> list[dict]:
     rows = []
-    for i, (point, result) in enumerate(zip(outcome.points, outcome.results)):
+    for i, point, result in zip(outcome.point_numbers(), outcome.points, outcome.results):
         params = dict(point, **result.parameters)
         if isinstance(point.get("placement"), str):  # a file as written, not its map
             params["placement"] = point["placement"]
         params = {k: params[k] for k in POINT_KEYS
                   if k in params and not isinstance(params[k], (list, tuple))}
         # A result column (exchange's actual repetitions) wins over the requested parameter.
-        rows.extend({"point": i + 1, **params, **flat} for flat in flat_rows(result))
+        rows.extend({"point": i, **params, **flat} for flat in flat_rows(result))
     return rows
 
 
@@ -155,8 +135,12 @@ def json_text(outcome: Outcome) -> str:
     doc = {"scenario": s.name, "description": s.description, "fixed": s.fixed,
            "sweep": {axis: list(values) for axis, values in s.sweep},
            "platform_overrides": s.platform_overrides,
-           "points": [{"point": i + 1, "parameters": p, "result": r.to_dict()}
-                      for i, (p, r) in enumerate(zip(outcome.points, outcome.results))]}
+           "points": [{"point": i, "parameters": p, "result": r.to_dict()}
+                      for i, p, r in zip(outcome.point_numbers(), outcome.points,
+                                         outcome.results)]}
+    if outcome.failures:  # only then: a complete sweep's file is what it always was
+        doc["failed"] = [{"point": f.number, "parameters": f.parameters,
+                          "error": f.error} for f in outcome.failures]
     return json.dumps(doc, indent=2) + "\n"
 
 
@@ -196,22 +180,19 @@ def _cell(column: str, value, real: bool = False) -> str:
     return str(value)
 
 
-def check_out(out_dir: str | Path) -> Path:
-    """--out, refused before any run unless a file can really be created there (or in the
-    nearest existing folder above it, which write_outputs would create it from)."""
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--out {out}: exists and is not a folder")
+def check_out(out_dir: str | Path, plot=None) -> Path:
+    """--out (and --plot), refused before any run as the outputs module would refuse them
+    at the end (hopsim.outputs: only regular files, never a folder or a device)."""
+    from ..outputs import Outputs
+
+    transaction = Outputs()
+    folder = transaction.folder(out_dir, "--out")
     for name in ("results.json", "results.csv"):
-        if (out / name).is_dir():
-            raise InputError(f"--out {out}: cannot write results: {out / name} is a folder")
-    existing = out.absolute()
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir():
-        raise InputError(f"--out {out}: {existing} is not a folder")
-    probe_writable(existing, f"--out {out}")
-    return out
+        transaction.file(Path(folder) / name, "--out")
+    if plot is not None:
+        transaction.file(plot, "--plot", ".png")
+    transaction.abort()
+    return Path(out_dir)
 
 
 def probe_writable(folder: Path, flag: str) -> None:
@@ -225,47 +206,18 @@ def probe_writable(folder: Path, flag: str) -> None:
     os.unlink(tmp)
 
 
-def write_outputs(outcome: Outcome, out_dir: str | Path) -> tuple[Path, Path]:
-    """results.json and results.csv in out_dir, each written whole or not at all; folders
-    this call created are removed again when writing fails (a full disk, an interrupt)."""
-    out = Path(out_dir)
-    contents = {out / "results.json": json_text(outcome), out / "results.csv": csv_text(outcome)}
-    created = [p for p in (out, *out.parents) if not p.exists()]
-    temps = {}
-    try:
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise InputError(f"--out {out}: cannot create the folder: {e.strerror}") from None
-        for final in contents:
-            # Checked before writing anything, so that one file is never replaced without the other.
-            if final.is_dir():
-                raise InputError(f"--out {out}: cannot write results: {final} is a folder")
-        for final, text in contents.items():
-            fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{final.name}.", suffix=".tmp")
-            temps[final] = tmp
-            # mkstemp makes 0600 files; results are ordinary files (0666 less the umask).
-            os.fchmod(fd, 0o666 & ~_umask())
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-                f.write(text)
-        for final, tmp in temps.items():
-            os.replace(tmp, final)
-    except BaseException as e:
-        for tmp in temps.values():
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-        for folder in created:  # innermost first
-            try:
-                folder.rmdir()
-            except OSError:
-                break
-        if isinstance(e, OSError):
-            raise InputError(f"--out {out}: cannot write results: {e.strerror}") from None
-        raise
-    return out / "results.json", out / "results.csv"
+def write_outputs(outcome: Outcome, out_dir: str | Path, plot=None) -> list[Path]:
+    """results.json and results.csv in out_dir (and the figure at plot), through
+    hopsim.outputs: each whole, all together or none."""
+    from ..outputs import Outputs
+    from .figures import plot as draw
 
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    with Outputs() as outputs:
+        folder = outputs.folder(out_dir, "--out")
+        paths = [outputs.file(Path(folder) / n, "--out") for n in ("results.json", "results.csv")]
+        figure = outputs.file(plot, "--plot", ".png") if plot is not None else None
+        outputs.text(paths[0], json_text(outcome))
+        outputs.text(paths[1], csv_text(outcome))
+        if figure is not None:
+            outputs.write(figure, lambda tmp: draw(outcome, tmp))
+    return paths + ([Path(plot)] if plot is not None else [])

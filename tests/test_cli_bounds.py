@@ -135,7 +135,7 @@ def test_every_points_overlay_size_is_checked_before_the_first_runs(tmp_path, mo
         "[platform_overrides]\nnodes = 64\n[sweep]\n"
         'case = [{overlay = "complete", ranks = 8}, {overlay = "kautz", degree = 2, ranks = 7}]\n')
     ran = []
-    monkeypatch.setattr(runner, "simulate", lambda **kw: ran.append(kw))
+    monkeypatch.setattr(hopsim.api, "simulate", lambda *a, **kw: ran.append(kw))
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", "s.toml", "--out", "out"]) == 2
     assert ran == []
@@ -145,7 +145,7 @@ def test_every_points_overlay_size_is_checked_before_the_first_runs(tmp_path, mo
 @pytest.mark.parametrize("plot", ["/proc/x.png", "/sys/x.png"])
 def test_plot_path_that_cannot_be_created_is_refused_before_running(plot, tmp_path, monkeypatch):
     ran = []
-    monkeypatch.setattr(runner, "simulate", lambda **kw: ran.append(kw))
+    monkeypatch.setattr(hopsim.api, "simulate", lambda *a, **kw: ran.append(kw))
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", "overlays", "--out", "out", "--plot", plot]) == 2
     assert ran == [] and not (tmp_path / "out").exists()
@@ -153,7 +153,7 @@ def test_plot_path_that_cannot_be_created_is_refused_before_running(plot, tmp_pa
 
 def test_out_that_cannot_be_created_is_refused_before_running(tmp_path, monkeypatch):
     ran = []
-    monkeypatch.setattr(runner, "simulate", lambda **kw: ran.append(kw))
+    monkeypatch.setattr(hopsim.api, "simulate", lambda *a, **kw: ran.append(kw))
     assert cli.main(["run", "--out", "/proc/hopsim-out"]) == 2
     assert ran == []
 

@@ -31,7 +31,9 @@ EXCLUDED = {
 LIVE_FLAGS = {"--live": "measures live on an emulated cluster (network namespaces, tbf): "
                         "needs root and a minute",
               "--emulate-cluster": "measures live on an emulated cluster (network namespaces, "
-                                   "tbf): needs root and a minute"}
+                                   "tbf): needs root and a minute",
+              "--dask": "sends the points to a running Dask scheduler (tests/test_sweep_dask.py "
+                        "starts one on 127.0.0.1)"}
 # Folders of the repository the examples read, linked into the scratch folder.
 LINKED = ("tests", "docs")
 

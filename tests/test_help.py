@@ -20,7 +20,7 @@ from hopsim.cli import build_parser
 _DEFAULT = re.compile(r"\b(default|required)\b", re.IGNORECASE)
 # ... and a numeric option must also name what its number counts or measures.
 _UNIT = re.compile(r"\b(us|ms|seconds|bytes|B|KiB|MiB|Gbit/s|ranks|rank|nodes|hosts|"
-                   r"round trips|repetitions|messages|seed|base|degree|d|radix)\b|\bS seconds\b")
+                   r"round trips|repetitions|messages|seed|base|degree|d|radix|processes)\b|\bS seconds\b")
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

@@ -41,7 +41,7 @@ def test_overrides_scale_the_platform_for_every_point():
     assert s.platform_overrides == {"nodes": 128, "pass_us": 0.5}
     # 2048 ranks do not fit the preset's 64 nodes x 16 cores, but do fit 128 nodes.
     scenarios.check(s)
-    args = scenarios.runner._call_args(s, s.points()[0])
+    args = scenarios.sweep.call_args(s, s.points()[0])
     assert args["platform"].nodes == 128 and args["platform"].pass_us == 0.5
     assert args["platform"].latency_us == platforms.load("qdr-ib").latency_us
     assert '"platform_overrides": {' in scenarios.json_text(
