@@ -59,8 +59,11 @@ std::unique_ptr<Overlay> build_overlay(const WorkloadSpec& w)
 }
 
 // A collective's algorithm exists and fits the ranks; sizes are whole elements.
-void validate_collective(const WorkloadSpec& w)
+void validate_collective(const PlatformSpec& p, const WorkloadSpec& w)
 {
+  // MPI's progress engine takes whatever arrived; round-robin is RayPlatform's own loop.
+  require(p.reception == Reception::AnySource,
+          "collectives match any source (MPI's progress engine): reception must be any-source");
   coll::Collective c = coll::collective_from(collective_kind_name(w.kind));
   bool reduction = c == coll::Collective::Allreduce || c == coll::Collective::Reduce;
   for (int64_t s : w.sizes)
@@ -142,7 +145,7 @@ void validate(const PlatformSpec& p, const WorkloadSpec& w)
     case WorkloadKind::Bcast:
     case WorkloadKind::Reduce:
     case WorkloadKind::Barrier:
-      validate_collective(w);
+      validate_collective(p, w);
       break;
     case WorkloadKind::RoundTrip:
       require(w.exchanges > 0, "exchanges must be positive");

@@ -213,6 +213,11 @@ int Sim::pick(const RankState& r, double* when) const
     if (t < *when) {
       *when = t;
       best = static_cast<int>(i);
+      // No pass comes before the next one: the first message it can take is the pick
+      // (the same one as scanning on, and a full inbox of a linear Alltoall is not
+      // scanned at every pass).
+      if (t <= r.t_free)
+        break;
     }
   }
   return best;
