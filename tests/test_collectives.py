@@ -321,3 +321,37 @@ def test_validate_replays_a_collective_json(tmp_path):
     assert len(report.cases) == 2
     assert all(c.run.get("algorithm") == "ring" for c in report.cases)
     assert all(c.simulated_us == pytest.approx(c.measured_us) for c in report.cases)
+
+
+def test_collectives_match_any_source_and_nodes_widen_the_platform():
+    # qdr-ib is round-robin (RayPlatform's loop); a collective runs any-source (MPI's
+    # progress engine) and says so, and refuses an explicit round-robin.
+    r = hopsim.simulate("qdr-ib", "barrier", ranks=4, algorithm="bruck", repetitions=1)
+    assert r.parameters["reception"] == "any-source"
+    with pytest.raises(InputError, match="reception: barrier matches any source"):
+        hopsim.simulate("qdr-ib", "barrier", ranks=4, reception="round-robin")
+    # 128 ranks at 1 per node need 128 nodes: the 64-node preset refuses, --nodes widens it.
+    cmd = [sys.executable, "-m", "hopsim", "simulate", "--platform", "qdr-ib", "--workload",
+           "barrier", "--ranks", "128", "--repetitions", "1", "--json"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    assert p.returncode == 2 and "need 128 nodes" in p.stderr and p.stdout == ""
+    p = subprocess.run(cmd + ["--nodes", "128"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    # bruck on 128 ranks: 7 zero-byte steps of qdr-ib's latency and one polling pass each.
+    assert json.loads(p.stdout)["results"]["rows"][0]["algorithm"] == "bruck"
+    p = subprocess.run(cmd + ["--nodes", "0"], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "nodes" in p.stderr
+
+
+def test_a_scenario_sweeps_algorithms(tmp_path):
+    from hopsim import scenarios
+
+    f = tmp_path / "s.toml"
+    f.write_text('name = "a"\nplatform = "qlogic-ib"\nworkload = "alltoall"\nranks = 8\n'
+                 'sizes = [1024]\nrepetitions = 1\n[sweep]\n'
+                 'algorithm = ["linear", "pairwise"]\n')
+    outcome = scenarios.run(scenarios.load(str(f)))
+    rows = [r.results["rows"][0] for r in outcome.results]
+    assert [r["algorithm"] for r in rows] == ["linear", "pairwise"]
+    # linear: one step, 7 messages sharing each link; pairwise: 7 steps of a latency each.
+    assert rows[1]["t_max_us"] > rows[0]["t_max_us"]
