@@ -6,11 +6,12 @@
 
 A case is one measured value hopsim has a workload for: a one-way ping-pong time
 (osu_latency, NetPIPE, IMB PingPong), an IMB Exchange or Sendrecv t_avg, an IMB PingPing
-t, osu_bw's bandwidth (compared as the time per message it implies, bytes / (MB/s) = us),
+t, an IMB collective's t_avg (Alltoall, Allreduce, Allgather, Bcast, Reduce, Barrier),
+osu_bw's bandwidth (compared as the time per message it implies, bytes / (MB/s) = us),
 latency_checker's average of averages (shared destination sequence, as its
 srand(time(NULL)) seeding gives), Ray's AverageForAllRanks (empty reply, per-rank
-streams), or a hopsim result. The rest (collectives, per-rank values) is listed as not
-simulated, with why.
+streams), or a hopsim result. The rest (other IMB benchmarks, per-rank values) is listed
+as not simulated, with why.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from ..workload import KINDS, OSU_WINDOW
+from ..workload import COLLECTIVES, KINDS, OSU_WINDOW
 from .measurement import Measurement
 from .parsers import parse_file
 
@@ -39,6 +40,8 @@ _PINGPONG = {("osu_latency", "latency_us"), ("netpipe", "latency_us"), ("imb", "
 # IMB's periodic-chain benchmarks (and hopsim's results of them): the statistic compared.
 # PingPing prints one time, the larger of its two ranks'.
 _IMB_CHAIN = {"exchange": "t_avg_us", "sendrecv": "t_avg_us", "pingping": "t_us"}
+# IMB's collectives (and hopsim's results of them): t_avg over the ranks, as Exchange.
+_IMB_COLLECTIVE = {c: "t_avg_us" for c in COLLECTIVES}
 _BANDWIDTH = {("osu_bw", "bandwidth_mbytes_per_sec"), ("hopsim", "bandwidth_mbytes_per_sec")}
 # Simulated osu_bw windows per size at most (osu_bw's own count above 8 KiB); its files
 # do not print their count. Without noise every window is the same.
@@ -141,6 +144,13 @@ def _case_of(m: Measurement, ranks_per_node: int | None = None) -> Case | None:
             and m.statistic == _IMB_CHAIN[m.workload]):
         return Case(workload=m.workload, bytes=m.size, **common,
                     run={"sizes": [m.size], "repetitions": min(reps or MAX_ITERATIONS, MAX_ITERATIONS)})
+    if (m.tool in ("imb", "hopsim") and m.workload in _IMB_COLLECTIVE
+            and m.statistic == _IMB_COLLECTIVE[m.workload]):
+        run = {"repetitions": min(reps or MAX_ITERATIONS, MAX_ITERATIONS)}
+        if m.workload != "barrier":
+            run["sizes"] = [m.size]
+        run.update({k: v for k, v in dict(m.replay).items() if k == "algorithm"})
+        return Case(workload=m.workload, bytes=m.size or 0, **common, run=run)
     if key in _BANDWIDTH and m.workload == "bandwidth":
         if not m.size or m.value <= 0:
             return None
@@ -163,7 +173,7 @@ def _case_of(m: Measurement, ranks_per_node: int | None = None) -> Case | None:
     return None
 
 
-_SIM_STAT = {"pingpong": "latency_us", **_IMB_CHAIN}
+_SIM_STAT = {"pingpong": "latency_us", **_IMB_CHAIN, **_IMB_COLLECTIVE}
 
 
 def _simulate_group(platform, cases: list[Case], seed: int = 1, keep_seed: bool = True) -> None:

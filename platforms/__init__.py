@@ -10,7 +10,8 @@ A platform file is TOML with units in key names:
                  topology_parameters (SimGrid's string; its node count must equal count)
     [intranode]  latency_us, bandwidth_gbps  (default: the network's values)
     [host]       send_overhead_us, recv_overhead_us, per_byte_overhead_ns, gap_us,
-                 pass_us (all default 0), reception ("any-source" default, "round-robin")
+                 pass_us, reduce_ns_per_byte (all default 0), reception ("any-source"
+                 default, "round-robin")
     [provenance] "network.latency_us" = "where this number comes from", ...
 
 load() accepts a preset name (list_presets()) or a file; every error is an InputError

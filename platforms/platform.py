@@ -44,6 +44,7 @@ FILE_KEYS = {
     "per_byte_overhead_ns": "host.per_byte_overhead_ns",
     "gap_us": "host.gap_us",
     "pass_us": "host.pass_us",
+    "reduce_ns_per_byte": "host.reduce_ns_per_byte",
     "reception": "host.reception",
     # The model mechanisms (docs/model.md), all off by default.
     "oversubscribe": "nodes.oversubscribe",
@@ -66,7 +67,7 @@ FILE_KEYS = {
 _POSITIVE_INTS = ("nodes", "cores")
 _POSITIVE = ("bandwidth_gbps", "intra_bandwidth_gbps")
 _NON_NEGATIVE = ("latency_us", "intra_latency_us", "send_overhead_us", "recv_overhead_us",
-                 "per_byte_overhead_ns", "gap_us", "pass_us", "bucket_gbps", "bucket_burst_bytes",
+                 "per_byte_overhead_ns", "gap_us", "pass_us", "reduce_ns_per_byte", "bucket_gbps", "bucket_burst_bytes",
                  "nic_message_us", "pacing_gbps", "noise_median_us", "noise_sigma")
 # Intra-node values left unset (None) follow the network's, also through replace().
 _FOLLOW_NETWORK = {"intra_latency_us": "latency_us", "intra_bandwidth_gbps": "bandwidth_gbps"}
@@ -99,6 +100,8 @@ class Platform:
     per_byte_overhead_ns: float = 0.0
     gap_us: float = 0.0
     pass_us: float = 0.0
+    # The arithmetic of a reduction (Allreduce, Reduce), per byte combined; 0: free.
+    reduce_ns_per_byte: float = 0.0
     reception: str = "any-source"
     oversubscribe: bool = False
     bucket_gbps: float = 0.0
@@ -241,7 +244,7 @@ class Platform:
             "name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps",
             "topology", "topology_parameters", "transport", "intra_latency_us", "intra_bandwidth_gbps",
             "send_overhead_us", "recv_overhead_us", "per_byte_overhead_ns", "gap_us",
-            "pass_us", "reception", "oversubscribe", "bucket_gbps", "bucket_burst_bytes",
+            "pass_us", "reduce_ns_per_byte", "reception", "oversubscribe", "bucket_gbps", "bucket_burst_bytes",
             "nic_message_us", "pacing_gbps", "pacing_above_bytes", "probe", "noise_scope", "noise_distribution", "noise_median_us",
             "noise_sigma")}
         spec["eager_threshold_bytes"] = (-1 if self.eager_threshold_bytes is None

@@ -6,7 +6,7 @@ import time
 from . import bounds, platforms
 from .errors import InputError
 from .result import Result
-from .workload import Workload, engine_family, make_workload
+from .workload import COLLECTIVES, Workload, engine_family, make_workload
 
 
 def prepare(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, seed: int | str = 1,
@@ -18,12 +18,23 @@ def prepare(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, se
     bounds (hopsim.bounds), placement, the overlay's size, and the run's memory.
     """
     plat = platforms.load(platform)
+    nodes = params.pop("nodes", None)
+    if nodes is not None:  # the platform's node count, bounded as the file key is
+        bounds.check("nodes.count", nodes, "nodes")
+        plat = plat.replace(nodes=nodes)
     transport = params.pop("transport", None)
     if transport is not None:  # validated by the Platform, as the file key would be
         plat = plat.replace(transport=transport)
     bounds.check_parameters(dict(params, ranks=ranks, ranks_per_node=ranks_per_node, seed=seed))
     reception = params.pop("reception", None)
     placement = params.pop("placement", None)
+    if workload in COLLECTIVES:
+        # MPI's progress engine takes any message that arrived; a platform's round-robin
+        # reception is RayPlatform's own polling loop, not MPI's (docs/workloads.md).
+        if reception not in (None, "any-source"):
+            raise InputError(f"reception: {workload} matches any source (MPI's progress "
+                             f"engine); round-robin applies to roundtrip only")
+        reception = "any-source"
     if reception is not None and reception not in platforms.RECEPTIONS:
         raise InputError(f"reception: must be one of {', '.join(platforms.RECEPTIONS)}, "
                          f"got {reception!r}")
@@ -49,8 +60,10 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
     reply_bytes, exchanges, destinations ("independent"/"shared"), overlay (family name
     or networkx graph), degree (roundtrip; seed="ray" with overlay="random" builds
     RayPlatform's own random graph and routes); reception ("any-source"/"round-robin",
-    overrides the platform's) and transport ("flow"/"queue", overrides the platform's
-    network.transport, docs/model.md) for any workload.
+    overrides the platform's), transport ("flow"/"queue", overrides the platform's
+    network.transport, docs/model.md) and nodes (overrides nodes.count) for any workload.
+    Collectives (alltoall, allreduce, allgather, bcast, reduce, barrier): sizes,
+    repetitions, algorithm (an Open MPI coll/tuned name; default its decision rules).
     Raises InputError (a ValueError) on bad input, including specs the engine rejects.
     """
     plat, work, platform_spec = prepare(platform, workload, ranks, ranks_per_node, seed, **params)

@@ -69,6 +69,7 @@ BOUNDS: dict[str, Bound] = {
     "host.per_byte_overhead_ns": Bound("float", 1e-6, 1e6, "ns/byte", "1 ns per MB to 1 ms per byte", zero=True),
     "host.gap_us": Bound("float", MIN_TIME_US, MAX_TIME_US, "us", _TIME, zero=True),
     "host.pass_us": Bound("float", MIN_TIME_US, MAX_TIME_US, "us", _TIME, zero=True),
+    "host.reduce_ns_per_byte": Bound("float", 1e-6, 1e6, "ns/byte", "a reduction's arithmetic: 1 ns per MB to 1 ms per byte", zero=True),
     # The model mechanisms (docs/model.md); 0 switches each off.
     "network.bucket_gbps": Bound("float", MIN_GBPS, MAX_GBPS, "Gbit/s", "0: no token bucket; else as bandwidth", zero=True),
     "network.bucket_burst_bytes": Bound("float", 1, 2**40, "bytes", "0: no burst; at most 1 TiB of tokens", zero=True),
@@ -289,11 +290,16 @@ def memory_estimate(nodes: int, ranks: int, kind: str, exchanges: int = 0, overl
     is the messages that can be in flight at once: 2 per rank for roundtrip (a request or
     a reply, and a relayed copy), 4 per rank for exchange (two sends, two receives), 2
     per rank for sendrecv and pingping (a send, a receive), the largest window and its
-    acknowledgement for bandwidth (1001), 2 for pingpong.
+    acknowledgement for bandwidth (1001), 2 for pingpong; n^2 for alltoall (a linear
+    Alltoall's n - 1 sends per rank) and 4 per rank for the other collectives.
     """
     queue = transport == "queue"
     in_flight = {"roundtrip": 2 * ranks, "exchange": 4 * ranks, "sendrecv": 2 * ranks,
                  "pingping": 2 * ranks, "bandwidth": 1001}.get(kind, 2)
+    if kind in ("alltoall", "allreduce", "allgather", "bcast", "reduce", "barrier"):
+        # A linear Alltoall posts n - 1 sends per rank at once; the others a few per
+        # rank, or n - 1 at a linear root.
+        in_flight = ranks * ranks if kind == "alltoall" else 4 * ranks
     per_node = PER_NODE_BYTES_UNGUARDED if nodes > UNGUARDED_FROM else PER_NODE_BYTES
     total = BASE_BYTES + (PER_NODE_BYTES_QUEUE if queue else per_node) * nodes
     total += PER_RANK_BYTES * ranks

@@ -42,12 +42,33 @@ def osu_bw(result: Result) -> str:
 _IMB = {"exchange": ("Exchange", ("t_min_us", "t_max_us", "t_avg_us")),
         "sendrecv": ("Sendrecv", ("t_min_us", "t_max_us", "t_avg_us")),
         "pingping": ("PingPing", ("t_us",))}
+# IMB's collectives print the three times and no bandwidth; Barrier has no #bytes.
+_IMB_COLLECTIVES = {"alltoall": "Alltoall", "allreduce": "Allreduce", "allgather": "Allgather",
+                    "bcast": "Bcast", "reduce": "Reduce", "barrier": "Barrier"}
 _IMB_HEAD = {"t_us": "t[usec]", "t_min_us": "t_min[usec]", "t_max_us": "t_max[usec]",
              "t_avg_us": "t_avg[usec]"}
 
 
+def imb_collective(result: Result) -> str:
+    """IMB-MPI1's block for a collective: "%13d%13d%13.2f%13.2f%13.2f" (Barrier without
+    its #bytes column)."""
+    name = _IMB_COLLECTIVES[result.workload]
+    sized = result.workload != "barrier"
+    cols = (["#bytes"] if sized else []) + ["#repetitions", "t_min[usec]", "t_max[usec]",
+                                            "t_avg[usec]"]
+    head = "".join(f"{h:>13}" for h in cols)
+    rule = "#" + "-" * (len(head) - 1)
+    lines = [rule, f"# Benchmarking {name}", f"# #processes = {result.ranks}", rule, head]
+    for r in result.results["rows"]:
+        lines.append((f"{r['bytes']:13d}" if sized else "") + f"{r['repetitions']:13d}"
+                     + "".join(_printf(r[k], "13.2f") for k in ("t_min_us", "t_max_us", "t_avg_us")))
+    return "\n".join(lines) + "\n"
+
+
 def imb(result: Result) -> str:
     """IMB-MPI1's block for the workload's benchmark."""
+    if result.workload in _IMB_COLLECTIVES:
+        return imb_collective(result)
     name, times = _IMB[result.workload]
     head = "".join(f"{h:>13}" for h in
                    ["#bytes", "#repetitions", *(_IMB_HEAD[t] for t in times), "Mbytes/sec"])
@@ -101,7 +122,7 @@ def text(result: Result) -> str:
     """The output of the tool the workload replays; a routed roundtrip adds Ray's file."""
     if result.workload == "pingpong":
         return osu_latency(result)
-    if result.workload in _IMB:
+    if result.workload in _IMB or result.workload in _IMB_COLLECTIVES:
         return imb(result)
     if result.workload == "bandwidth":
         return osu_bw(result)

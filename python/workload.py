@@ -10,7 +10,12 @@ from dataclasses import dataclass
 
 from .errors import InputError
 
-KINDS = ("pingpong", "roundtrip", "exchange", "bandwidth", "pingping", "sendrecv")
+# IMB-MPI1's collectives, each a schedule of point-to-point messages in the engine
+# (simulator/collectives/, docs/workloads.md "Collectives").
+COLLECTIVES = ("alltoall", "allreduce", "allgather", "bcast", "reduce", "barrier")
+# Reductions move whole MPI_FLOATs (IMB's red_data_type).
+REDUCTIONS = ("allreduce", "reduce")
+KINDS = ("pingpong", "roundtrip", "exchange", "bandwidth", "pingping", "sendrecv") + COLLECTIVES
 # Kinds that run on exactly two ranks, with the tool each replays.
 TWO_RANKS = {"pingpong": "osu_latency", "bandwidth": "osu_bw", "pingping": "IMB PingPing"}
 DESTINATIONS = ("independent", "shared")
@@ -35,6 +40,8 @@ _PARAMS_OF_KIND = {
     "sendrecv": ("sizes", "repetitions"),
     "roundtrip": ("request_bytes", "reply_bytes", "exchanges", "destinations", "overlay",
                   "degree"),
+    **{c: ("sizes", "repetitions", "algorithm") for c in COLLECTIVES if c != "barrier"},
+    "barrier": ("repetitions", "algorithm"),
 }
 PARAMETERS = tuple(sorted({p for ps in _PARAMS_OF_KIND.values() for p in ps}))
 
@@ -65,6 +72,7 @@ class Workload:
     degree: int = 0
     overlay_arcs: tuple[tuple[int, int], ...] = ()
     window: int = OSU_WINDOW
+    algorithm: str = ""  # collectives: Open MPI's algorithm name; "": its decision rules
 
     @property
     def nodes_used(self) -> int:
@@ -111,7 +119,7 @@ class Workload:
             "reply_bytes": self.reply_bytes, "exchanges": self.exchanges,
             "destinations": self.destinations, "overlay": engine_family(self.overlay, self.seed),
             "degree": self.degree, "overlay_arcs": [list(a) for a in self.overlay_arcs],
-            "window": self.window,
+            "window": self.window, "algorithm": self.algorithm,
         }
 
     def overlay_built(self) -> dict | None:
@@ -180,7 +188,16 @@ def make_workload(kind, ranks, ranks_per_node=1, seed=1, placement=None, **param
                          f"got {ranks}")
     if "sizes" in _PARAMS_OF_KIND[kind]:
         default = OSU_BW_SIZES if kind == "bandwidth" else TOOL_SIZES
+        if kind in COLLECTIVES:
+            default = imb_sizes(kind)
         fields["sizes"] = _sizes(params.get("sizes", default))
+    if kind in REDUCTIONS:
+        odd = [s for s in fields["sizes"] if s % 4]
+        if odd:
+            raise InputError(f"sizes: {kind} reduces whole MPI_FLOATs (4 bytes, as IMB): "
+                             f"{odd[0]} is not a multiple of 4")
+    if "algorithm" in params:
+        fields["algorithm"] = _algorithm(kind, params["algorithm"], ranks)
     for name in ("iterations", "repetitions"):
         if name in params:
             fields[name] = _int(name, params[name], minimum=0)
@@ -197,6 +214,26 @@ def make_workload(kind, ranks, ranks_per_node=1, seed=1, placement=None, **param
     if isinstance(fields.get("overlay"), str) and fields["overlay"] != "user":
         _check_overlay_size(fields["overlay"], ranks, fields.get("degree", 0), seed)
     return Workload(**fields)
+
+
+def imb_sizes(kind: str) -> tuple[int, ...]:
+    """IMB-MPI1's sizes for a collective, as the engine sweeps them: 0 and the powers of
+    two up to 4 MiB, from 4 bytes for the reductions."""
+    from . import _engine
+
+    return tuple(_engine.collectives.imb_sizes(kind))
+
+
+def _algorithm(kind: str, name, ranks: int) -> str:
+    from . import _engine
+
+    known = _engine.collectives.algorithms(kind)
+    if name not in known:
+        raise InputError(f"algorithm: {kind} has no algorithm {name!r} (known: "
+                         f"{', '.join(known)})")
+    if name == "two_proc" and ranks != 2:
+        raise InputError(f"algorithm: {kind} two_proc runs on exactly 2 ranks, got {ranks}")
+    return name
 
 
 def engine_family(overlay: str, seed) -> str:

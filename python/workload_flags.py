@@ -12,8 +12,9 @@ TABLE_FAMILIES = "complete, debruijn, kautz, random, group"
 
 # The keyword parameters these flags set (None: not given, the workload's default).
 PARAMS = ("request_bytes", "reply_bytes", "exchanges", "destinations", "sizes", "iterations",
-          "repetitions", "window", "overlay", "degree")
-WORKLOADS = ("pingpong", "roundtrip", "exchange", "bandwidth", "pingping", "sendrecv")
+          "repetitions", "window", "overlay", "degree", "algorithm")
+WORKLOADS = ("pingpong", "roundtrip", "exchange", "bandwidth", "pingping", "sendrecv",
+             "alltoall", "allreduce", "allgather", "bcast", "reduce", "barrier")
 
 
 def int_list(text: str) -> list[int]:
@@ -31,8 +32,9 @@ def add(p, *, ranks_per_node_help: str, reception_default: str, families: str, s
     p.add_argument("--workload", required=True, choices=WORKLOADS,
                    help="required: pingpong (osu_latency, 2 ranks), roundtrip "
                         "(latency_checker / Ray's network test), exchange (IMB Exchange), "
-                        "bandwidth (osu_bw, 2 ranks), pingping (IMB PingPing, 2 ranks) or "
-                        "sendrecv (IMB Sendrecv); docs/workloads.md")
+                        "bandwidth (osu_bw, 2 ranks), pingping (IMB PingPing, 2 ranks), "
+                        "sendrecv (IMB Sendrecv), or IMB's collectives alltoall, allreduce, "
+                        "allgather, bcast, reduce, barrier; docs/workloads.md")
     p.add_argument("--ranks", required=True, type=int, metavar="N",
                    help="required: number of MPI ranks (pingpong, bandwidth, pingping: "
                         "exactly 2)")
@@ -56,8 +58,14 @@ def add(p, *, ranks_per_node_help: str, reception_default: str, families: str, s
                         "up to 8192 bytes and 1000 above); bandwidth: timed windows per "
                         "size (default: osu_bw's, 100 up to 8192 bytes and 20 above)")
     p.add_argument("--repetitions", type=int, metavar="N",
-                   help="exchange/pingping/sendrecv: repetitions per size (default: IMB's, "
-                        "1000 or 40 MiB / size, whichever is smaller)")
+                   help="exchange/pingping/sendrecv and the collectives: repetitions per "
+                        "size (default: IMB's, 1000 or 40 MiB / size, whichever is smaller; "
+                        "collectives also at most 1 + 10 s / the first repetition's time)")
+    p.add_argument("--algorithm", metavar="NAME",
+                   help="collectives: run this Open MPI coll/tuned algorithm (e.g. alltoall "
+                        "linear, pairwise, modified_bruck; allreduce recursive_doubling, ring, "
+                        "rabenseifner; docs/workloads.md lists them; default: Open MPI 4.1's "
+                        "fixed decision rules by message and communicator size)")
     p.add_argument("--window", type=int, metavar="W",
                    help="bandwidth: non-blocking sends per window before the 4-byte "
                         "acknowledgement (default 64 messages, osu_bw's -W)")

@@ -13,6 +13,7 @@
 namespace py = pybind11;
 
 void bind_overlay(py::module_& m);
+void bind_collectives(py::module_& m);
 
 namespace {
 
@@ -44,7 +45,8 @@ PlatformSpec platform_from(const py::dict& d)
                   "topology_parameters", "intra_latency_us", "intra_bandwidth_gbps", "send_overhead_us",
                   "recv_overhead_us", "per_byte_overhead_ns", "gap_us", "pass_us", "reception", "bucket_gbps",
                   "bucket_burst_bytes", "nic_message_us", "pacing_gbps", "pacing_above_bytes", "oversubscribe", "eager_threshold_bytes", "probe", "transport",
-                  "noise_scope", "noise_distribution", "noise_median_us", "noise_sigma", "noise_values_us"},
+                  "noise_scope", "noise_distribution", "noise_median_us", "noise_sigma", "noise_values_us",
+                  "reduce_ns_per_byte"},
                  "platform");
   PlatformSpec p;
   take(d, "name", p.name);
@@ -62,6 +64,7 @@ PlatformSpec platform_from(const py::dict& d)
   take(d, "per_byte_overhead_ns", p.per_byte_overhead_ns);
   take(d, "gap_us", p.gap_us);
   take(d, "pass_us", p.pass_us);
+  take(d, "reduce_ns_per_byte", p.reduce_ns_per_byte);
   std::string reception = "any-source";
   take(d, "reception", reception);
   if (reception == "any-source")
@@ -124,7 +127,7 @@ WorkloadSpec workload_from(const py::dict& d)
   reject_unknown(d,
                  {"kind", "ranks", "ranks_per_node", "placement", "node_map", "seed", "sizes", "iterations",
                   "repetitions", "request_bytes", "reply_bytes", "exchanges", "destinations", "overlay", "degree",
-                  "overlay_arcs", "window"},
+                  "overlay_arcs", "window", "algorithm"},
                  "workload");
   WorkloadSpec w;
   std::string kind = "roundtrip";
@@ -141,6 +144,18 @@ WorkloadSpec workload_from(const py::dict& d)
     w.kind = hopsim::WorkloadKind::PingPing;
   else if (kind == "sendrecv")
     w.kind = hopsim::WorkloadKind::SendRecv;
+  else if (kind == "alltoall")
+    w.kind = hopsim::WorkloadKind::Alltoall;
+  else if (kind == "allreduce")
+    w.kind = hopsim::WorkloadKind::Allreduce;
+  else if (kind == "allgather")
+    w.kind = hopsim::WorkloadKind::Allgather;
+  else if (kind == "bcast")
+    w.kind = hopsim::WorkloadKind::Bcast;
+  else if (kind == "reduce")
+    w.kind = hopsim::WorkloadKind::Reduce;
+  else if (kind == "barrier")
+    w.kind = hopsim::WorkloadKind::Barrier;
   else
     throw std::invalid_argument("unknown workload '" + kind + "'");
   take(d, "ranks", w.ranks);
@@ -175,6 +190,7 @@ WorkloadSpec workload_from(const py::dict& d)
   take(d, "degree", w.degree);
   take(d, "overlay_arcs", w.overlay_arcs);
   take(d, "window", w.window);
+  take(d, "algorithm", w.algorithm);
   return w;
 }
 
@@ -227,4 +243,5 @@ PYBIND11_MODULE(_engine, m)
   }, "(AverageForAllRanks, StandardDeviation) over the ranks' integer averages");
   stats.attr("RAY_NOT_AVAILABLE") = hopsim::kRayNotAvailable;
   bind_overlay(m);
+  bind_collectives(m);
 }

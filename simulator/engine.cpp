@@ -6,6 +6,7 @@
 #include "rank_loop.hpp"
 #include "transport.hpp"
 #include "workloads.hpp"
+#include "collectives/workload.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
@@ -34,6 +35,18 @@ void require(bool ok, const std::string& message)
     throw std::invalid_argument(message);
 }
 
+const char* collective_kind_name(WorkloadKind k)
+{
+  switch (k) {
+    case WorkloadKind::Alltoall: return "alltoall";
+    case WorkloadKind::Allreduce: return "allreduce";
+    case WorkloadKind::Allgather: return "allgather";
+    case WorkloadKind::Bcast: return "bcast";
+    case WorkloadKind::Reduce: return "reduce";
+    default: return "barrier";
+  }
+}
+
 bool positive(double v) { return std::isfinite(v) && v > 0; }
 bool non_negative(double v) { return std::isfinite(v) && v >= 0; }
 
@@ -44,6 +57,23 @@ std::unique_ptr<Overlay> build_overlay(const WorkloadSpec& w)
   if (w.overlay == "user")
     return make_table_overlay(w.ranks, w.overlay_arcs, w.seed);
   return make_overlay(w.overlay, w.ranks, w.degree, w.seed);
+}
+
+// A collective's algorithm exists and fits the ranks; sizes are whole elements.
+void validate_collective(const PlatformSpec& p, const WorkloadSpec& w)
+{
+  // MPI's progress engine takes whatever arrived; round-robin is RayPlatform's own loop.
+  require(p.reception == Reception::AnySource,
+          "collectives match any source (MPI's progress engine): reception must be any-source");
+  coll::Collective c = coll::collective_from(collective_kind_name(w.kind));
+  bool reduction = c == coll::Collective::Allreduce || c == coll::Collective::Reduce;
+  for (int64_t s : w.sizes)
+    require(not reduction || s % 4 == 0,
+            "sizes of " + std::string(coll::collective_name(c)) + " must be multiples of 4 bytes (whole MPI_FLOATs), got " +
+                std::to_string(s));
+  if (not w.algorithm.empty())
+    for (int64_t s : w.sizes.empty() ? std::vector<int64_t>{0} : w.sizes)
+      coll::make_schedule(c, w.algorithm, w.ranks, s, reduction ? 4 : 1);  // throws if unknown or unfit
 }
 
 }  // namespace
@@ -100,11 +130,20 @@ void validate(const PlatformSpec& p, const WorkloadSpec& w)
       require(w.ranks == 2, "pingping runs on exactly 2 ranks");
       require(not w.sizes.empty(), "pingping needs at least one size");
       break;
+    case WorkloadKind::Alltoall:
+    case WorkloadKind::Allreduce:
+    case WorkloadKind::Allgather:
+    case WorkloadKind::Bcast:
+    case WorkloadKind::Reduce:
+    case WorkloadKind::Barrier:
+      validate_collective(p, w);
+      break;
     case WorkloadKind::RoundTrip:
       require(w.exchanges > 0, "exchanges must be positive");
       require(w.request_bytes >= 0 && w.reply_bytes >= 0, "message sizes must be zero or positive");
       break;
   }
+  require(non_negative(p.reduce_ns_per_byte), "reduce_ns_per_byte must be zero or positive");
   for (int64_t s : w.sizes)
     require(s >= 0, "sizes must be zero or positive");
   require(w.overlay.empty() || w.kind == WorkloadKind::RoundTrip, "overlays apply to the roundtrip workload only");
@@ -132,6 +171,14 @@ std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& wor
       break;
     case WorkloadKind::Bandwidth:
       pattern = std::make_unique<Bandwidth>(workload);
+      break;
+    case WorkloadKind::Alltoall:
+    case WorkloadKind::Allreduce:
+    case WorkloadKind::Allgather:
+    case WorkloadKind::Bcast:
+    case WorkloadKind::Reduce:
+    case WorkloadKind::Barrier:
+      pattern = std::make_unique<CollectiveWorkload>(workload, platform);
       break;
   }
   // Nodes 0 .. the highest the placement uses (an explicit map may leave some idle).

@@ -222,6 +222,11 @@ int Sim::pick(const RankState& r, double* when) const
     if (t < *when) {
       *when = t;
       best = static_cast<int>(i);
+      // No pass comes before the next one: the first message it can take is the pick
+      // (the same one as scanning on, and a full inbox of a linear Alltoall is not
+      // scanned at every pass).
+      if (t <= r.t_free)
+        break;
     }
   }
   return best;
@@ -318,6 +323,7 @@ RankLoop Sim::rank_main(int rank)
       }
     }
     workload_->pass(*this, rank, for_me ? &received : nullptr, t, out);
+    t += workload_->compute_seconds(rank) * cpu_stretch_;
     for (uint32_t id : out) {
       t += send_o + per_byte * static_cast<double>(pool_[id].bytes);
       t = std::max(t, r.last_injection + gap);
@@ -329,6 +335,7 @@ RankLoop Sim::rank_main(int rank)
       inject(id);
     }
     r.t_free = t;
+    workload_->pass_done(*this, rank, t);
   }
 }
 

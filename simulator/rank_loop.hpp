@@ -42,6 +42,11 @@ public:
   // Workloads that wait for their sends (IMB Exchange) are told when a transfer ends.
   virtual bool tracks_send_completion() const { return false; }
   virtual void on_send_complete(Sim&, const Message&) {}
+  // Host computation in the pass just run (a reduction's arithmetic), in seconds: it
+  // delays the pass's sends.
+  virtual double compute_seconds(int /*rank*/) { return 0; }
+  // The pass of `rank` ended at `t` (its sends posted): when a timed call returned.
+  virtual void pass_done(Sim&, int /*rank*/, double /*t*/) {}
   // The JSON `results` object of this pattern, and per-rank lists where it has them.
   virtual void write_results(JsonWriter& json, const Sim& sim) const = 0;
   virtual bool has_per_rank() const { return false; }

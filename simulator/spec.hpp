@@ -41,6 +41,7 @@ struct PlatformSpec {
   double per_byte_overhead_ns = 0;  // added to both send and receive overhead, per byte
   double gap_us = 0;                // minimum time between two message injections of a rank
   double pass_us = 0;               // cost of one pass of the rank's polling loop
+  double reduce_ns_per_byte = 0;    // a reduction's arithmetic, per byte combined
   Reception reception = Reception::AnySource;
   // Model mechanisms (docs/model.md), all off at their defaults.
   double bucket_gbps = 0;         // NIC token bucket's sustained rate per direction; 0: none
@@ -58,7 +59,11 @@ struct PlatformSpec {
   std::vector<double> noise_values_us;  // empirical: delays drawn uniformly from these
 };
 
-enum class WorkloadKind { PingPong, RoundTrip, Exchange, Bandwidth, PingPing, SendRecv };
+enum class WorkloadKind {
+  PingPong, RoundTrip, Exchange, Bandwidth, PingPing, SendRecv,
+  // IMB-MPI1's collectives (collectives/workload.hpp)
+  Alltoall, Allreduce, Allgather, Bcast, Reduce, Barrier
+};
 // Which node each rank runs on (placement.hpp, docs/model.md "Placement"): Open MPI's
 // default --map-by slot (block: ranks_per_node consecutive ranks per node), --map-by node
 // (cyclic, SLURM's cyclic: rank r on node r mod nodes used), or an explicit map (a
@@ -87,6 +92,8 @@ struct WorkloadSpec {
   std::vector<std::pair<int, int>> overlay_arcs;  // overlay == "user": the graph's arcs
   // bandwidth (osu_bw): non-blocking sends per window, then one acknowledgement
   int64_t window = 64;
+  // collectives: Open MPI coll/tuned's algorithm name; empty: its fixed decision rules
+  std::string algorithm;
 };
 
 }  // namespace hopsim

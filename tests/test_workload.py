@@ -42,7 +42,7 @@ def test_tool_defaults():
     ("roundtrip", 4, 0, {}, "ranks_per_node: must be at least 1"),
     ("roundtrip", 4.0, 1, {}, "ranks: must be an integer"),
     ("pingpong", 3, 1, {}, "exactly 2 ranks"),
-    ("alltoall", 2, 1, {}, "workload: must be one of pingpong, roundtrip, exchange"),
+    ("alltoallv", 2, 1, {}, "workload: must be one of pingpong, roundtrip, exchange"),
     ("pingpong", 2, 1, {"request_bytes": 8}, "request_bytes: does not apply to the pingpong"),
     ("exchange", 4, 1, {"exchanges": 8}, "exchanges: does not apply to the exchange"),
     ("roundtrip", 4, 1, {"sizes": [1]}, "sizes: does not apply to the roundtrip"),

@@ -16,7 +16,9 @@ from ..measurement import Measurement, fail
 _REQUIRED = ("workload", "ranks", "ranks_per_node", "results")
 _ROW_STATS = {"pingpong": ("latency_us",), "exchange": ("t_min_us", "t_max_us", "t_avg_us"),
               "sendrecv": ("t_min_us", "t_max_us", "t_avg_us"), "pingping": ("t_us",),
-              "bandwidth": ("bandwidth_mbytes_per_sec",)}
+              "bandwidth": ("bandwidth_mbytes_per_sec",),
+              **{c: ("t_min_us", "t_max_us", "t_avg_us")
+                 for c in ("alltoall", "allreduce", "allgather", "bcast", "reduce", "barrier")}}
 _REPLAYED = ("destinations", "reception", "overlay", "degree")
 _POLICIES = ("block", "cyclic")
 _ROUNDTRIP_STATS = ("lc_average_of_averages_us", "ray_average_for_all_ranks_us",
@@ -66,6 +68,10 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
                     # A bandwidth row says its window and timed windows.
                     replay = (("window", int(row["window"])),) if "window" in row else ()
                     replay += placed
+                    # A collective run with a forced algorithm replays with it.
+                    forced = (doc.get("parameters") or {}).get("algorithm")
+                    if forced:
+                        replay += (("algorithm", str(forced)),)
                     out.append(Measurement(size=int(row["bytes"]), statistic=stat,
                                            value=float(row[stat]), replay=replay,
                                            repetitions=row.get("repetitions",
