@@ -323,7 +323,7 @@ RankLoop Sim::rank_main(int rank)
       }
     }
     workload_->pass(*this, rank, for_me ? &received : nullptr, t, out);
-    t += workload_->compute_seconds(rank) * cpu_stretch_;
+    t += workload_->compute_seconds(rank) * stretch;
     for (uint32_t id : out) {
       t += send_o + per_byte * static_cast<double>(pool_[id].bytes);
       t = std::max(t, r.last_injection + gap);
