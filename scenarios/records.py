@@ -80,6 +80,8 @@ class Records:
         try:
             theirs = json.loads(manifest.read_text(encoding="utf-8"))
         except FileNotFoundError:
+            if not any(self.folder.glob("[0-9]*.json")):
+                return {}  # an empty folder (a run stopped before its first record)
             theirs = None
         except (OSError, ValueError) as e:
             raise InputError(f"--out {self.out}: unreadable {manifest}: {e}") from None

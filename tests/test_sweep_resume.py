@@ -182,3 +182,11 @@ def test_temporaries_a_kill_left_are_removed_and_never_read(tmp_path):
     assert sorted(rec.check()) == [2]  # a damaged record is run again, not trusted
     rec.start()
     assert not list(rec.folder.glob(".*.tmp"))
+
+
+def test_an_empty_records_folder_is_no_other_sweep(tmp_path):
+    (tmp_path / "s.toml").write_text(SWEEP.replace("seed = [1, 2, 3, 4]", "seed = [1]"))
+    (tmp_path / "out" / "points").mkdir(parents=True)
+    p = hopsim("run", "s.toml", "--out", "out", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert sorted(x.name for x in (tmp_path / "out").iterdir()) == ["results.csv", "results.json"]
