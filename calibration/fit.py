@@ -373,9 +373,16 @@ class Noise(Fitter):
     def fit(self, data, platform, state):
         from scipy import stats
 
+        # Trials are files of one tool (osu_latency, IMB and NetPIPE differ by their
+        # own overheads, not by noise): the tool with the most files.
+        files_of: dict[str, set] = {}
+        for p in data.pingpong:
+            files_of.setdefault(p.m.tool, set()).add(p.m.source)
+        tool = max(sorted(files_of), key=lambda t: len(files_of[t]), default=None)
         by_trial: dict[str, dict[int, float]] = {}
         for p in data.pingpong:
-            by_trial.setdefault(p.m.source, {})[p.size] = p.value
+            if p.m.tool == tool:
+                by_trial.setdefault(p.m.source, {})[p.size] = p.value
         sizes = set.intersection(*(set(v) for v in by_trial.values())) if by_trial else set()
         if len(by_trial) < 3 or not sizes:
             return [], "needs three or more trials of one case (repeated files, same sizes)"
