@@ -360,9 +360,16 @@ class NicMessage(Fitter):
 
 
 def _trials(points):
+    # Trials are files of one tool (osu_latency, IMB and NetPIPE differ by their own
+    # overheads, not by noise): the tool with the most files.
+    files_of: dict[str, set] = {}
+    for p in points:
+        files_of.setdefault(p.m.tool, set()).add(p.m.source)
+    tool = max(sorted(files_of), key=lambda t: len(files_of[t]), default=None)
     by_trial: dict[str, dict[int, float]] = {}
     for p in points:
-        by_trial.setdefault(p.m.source, {})[p.size] = p.value
+        if p.m.tool == tool:
+            by_trial.setdefault(p.m.source, {})[p.size] = p.value
     sizes = set.intersection(*(set(v) for v in by_trial.values())) if by_trial else set()
     best = {s_: min(t[s_] for t in by_trial.values()) for s_ in sizes}
     return by_trial, sizes, best

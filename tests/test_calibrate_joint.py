@@ -186,3 +186,15 @@ def test_cli_cross_validation_errors_exit_2_and_write_nothing(files, tmp_path, a
     assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
     assert message in p.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_files_of_different_tools_are_not_trials_for_the_noise_fit():
+    # osu_latency and two NetPIPE versions differ by their own overheads: three files,
+    # but at most two of one tool, so no noise is fitted (it was, from their offsets).
+    from pathlib import Path
+    data = Path(__file__).resolve().parent / "data"
+    r = calibrate_files([str(data / "osu" / "osu_latency-7.4-tcp.txt"),
+                         str(data / "netpipe" / "np37-tcp.out"), str(data / "netpipe" / "np5-tcp.out")],
+                        ranks_per_node=1)
+    assert "noise" in dict(r.fit.skipped)
+    assert r.fit.platform.noise_scope == "off"
