@@ -28,9 +28,11 @@ if [ ! -x .venv/bin/python ]; then
   /usr/bin/python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip >&2
-# --no-build-isolation would skip the build requirements; keep isolation, it is cached.
+# Editable (scikit-build-core's redirect mode): hopsim's Python modules are read from
+# this tree, so a test after an edit tests the edit; the compiled parts (the engine,
+# hopbench) are rebuilt by re-running this script. Isolation kept: it is cached.
 CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}" \
-  .venv/bin/python -m pip install -q ".[test]" >&2
+  .venv/bin/python -m pip install -q -e ".[test]" >&2
 
 if [ "$job" = run ]; then
   exec .venv/bin/hopsim run
@@ -38,5 +40,5 @@ fi
 
 build_dir="$(ls -d build/*/ | head -n 1)"
 ctest --test-dir "$build_dir" --output-on-failure
-# Tests run from tests/ against the installed package, never the source tree.
+# The installed package is this tree's Python (editable) and the build's engine.
 exec .venv/bin/python -m pytest -q -p no:cacheprovider --rootdir=. tests

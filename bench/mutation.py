@@ -3,9 +3,9 @@ test suite not notice?
 
     .venv/bin/python bench/mutation.py [--max N] [--files python/formats.py ...] [--tests ...]
 
-mutmut mutates the source tree, but the tests import the installed package (site-packages,
-built by pip from CMake's install rules), so this script mutates the installed copy of
-each module instead, one mutant at a time, runs the chosen tests (-x, a time limit per
+The tests import the installed package: with bootstrap.sh's editable install that is the
+source tree, otherwise a copy in site-packages; this script mutates whichever the tests
+import, one mutant at a time, runs the chosen tests (-x, a time limit per
 run), and restores the file. Operators, on the AST: a comparison flipped (< <=, > >=,
 == !=, in / not in), an arithmetic operator swapped (+ -, * /, // %), an integer or float
 constant moved by one (or 0 <-> 1), `and` <-> `or`, a `not` dropped. Mutants are
@@ -28,9 +28,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 SITE = Path(__import__("hopsim").__file__).resolve().parent
-# Source folder -> its place in the installed package (CMakeLists.txt's install rules).
+# Source folder -> its place in the installed package (pyproject.toml's wheel.packages).
 PACKAGE_OF = {"python": "", "platforms": "platforms", "scenarios": "scenarios",
               "topologies": "topologies", "calibration": "calibration"}
+# An editable install (bootstrap.sh's) imports the source tree itself: mutate it there.
+EDITABLE = SITE == REPO / "python"
 
 _CMP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
         ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In}
@@ -95,6 +97,8 @@ def _drop_not(tree, index):
 
 
 def installed(source: Path) -> Path:
+    if EDITABLE:
+        return source.resolve()
     rel = source.resolve().relative_to(REPO)
     return SITE / PACKAGE_OF[rel.parts[0]] / Path(*rel.parts[1:])
 

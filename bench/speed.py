@@ -54,8 +54,8 @@ def find_bare(explicit: str | None) -> Path:
         return Path(explicit)
     candidates = []
     try:
-        import hopsim
-        candidates.append(Path(hopsim.__file__).resolve().parent / "bin" / "bare_s4u")
+        from hopsim.built import built_path
+        candidates.append(built_path("bin", "bare_s4u"))
     except ImportError:
         pass
     candidates += [Path(p) for p in sorted(glob.glob(str(REPO / "build" / "*" / "bench" / "bare_s4u")))]

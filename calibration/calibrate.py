@@ -6,16 +6,18 @@
 """
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from dataclasses import dataclass
 
 from ..errors import InputError
 from ..platforms.platform import FILE_KEYS, Platform
-from .fit import FitReport, calibrate
+from .fit import FitReport, calibrate, trial_offsets
 from .parsers import parse_file
 from .platform_file import platform_toml
 from .simgrid_export import simgrid_texts
-from .validate import MAX_STATEFUL_ITERATIONS, Case, _simulate_group
+from .joint import FIT_CAP, MAX_NFEV
+from .validate import MAX_STATEFUL_ITERATIONS, Case, _simulate_group, cases_of, with_placement
 
 # What a platform needs that no measurement here can give: placeholders only while the
 # fit runs; any of them not fitted and not from --base makes calibrate refuse.
@@ -30,6 +32,15 @@ class CalibrationResult:
     smpi_flags: str
     text: str
     simulated: dict[int, float]
+    holdout: object = None        # holdout.HoldoutTable when files were held out
+
+
+def _nodes_needed(m) -> int:
+    """Nodes a measured run used: its recorded map's, else ranks / ranks per node."""
+    placed = dict(m.replay).get("placement")
+    if isinstance(placed, tuple):
+        return max(placed) + 1
+    return -(-m.ranks // m.ranks_per_node)
 
 
 def _base(base, name: str, nodes, ranks_per_node) -> tuple[Platform, set[str]]:
@@ -54,17 +65,60 @@ def _base(base, name: str, nodes, ranks_per_node) -> tuple[Platform, set[str]]:
     return (p.replace(**changes) if changes else p), given
 
 
+def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node, cap, progress,
+           eager, offsets):
+    """The closed-form platform p refitted jointly; (platform, report lines)."""
+    from .determine import determine
+    from .structure import decide
+
+    if p.noise_scope == "run" and offsets:
+        # The noise is each trial's delay over the fastest trial: the noiseless model the
+        # joint fit adjusts must meet the trials with that delay taken off, or the latency
+        # would absorb the typical delay and the noise add it again.
+        measurements = [dataclasses.replace(m, value=m.value - offsets[m.source])
+                        if m.source in offsets and m.workload == "pingpong" else m
+                        for m in measurements]
+    cases, _ = cases_of(measurements, ranks_per_node)
+    if not cases:
+        raise InputError("--joint: no file holds a case hopsim simulates")
+    # The mechanisms --base has (or, without it, none: every mechanism off).
+    reference = base_platform if base_platform is not None else Platform(
+        name="none", nodes=p.nodes, cores=p.cores, latency_us=p.latency_us,
+        bandwidth_gbps=p.bandwidth_gbps)
+    # The joint fit simulates without noise: the noise fitter's trials are its own.
+    start = p.replace(noise_scope="off", noise_median_us=0.0, noise_sigma=0.0, noise_values_us=(),
+                      noise_distribution="lognormal") if p.noise_scope != "off" else p
+    sf = decide(start, reference, cases, eager, cap=cap, max_nfev=MAX_NFEV, progress=progress)
+    d = determine(sf, start, base_platform, base_label, dict(p.provenance), cap, MAX_NFEV)
+    if progress:
+        progress(f"joint fit: {d.evaluations} simulations of every case in {d.seconds:.0f} s")
+    fitted = d.fit.platform
+    if p.noise_scope != "off":
+        fitted = fitted.replace(**{f: getattr(p, f) for f in ("noise_scope", "noise_distribution",
+                                                              "noise_median_us", "noise_sigma",
+                                                              "noise_values_us")})
+        d.lines.append("noise: kept from the closed-form fit (the joint fit simulates without it)")
+    prov = dict(p.provenance)
+    prov.update(d.provenance)
+    return fitted.replace(provenance=prov), d.lines
+
+
 def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="calibrated",
-                    argv=None) -> CalibrationResult:
-    measurements = [m for f in files for m in parse_file(f)]
+                    argv=None, joint=False, cap=FIT_CAP, progress=None,
+                    holdout=None, leave_one_out=None, placement=None) -> CalibrationResult:
+    """joint=True: after the closed-form fitters, the joint fit over the engine's simulations
+    (calibration/joint.py, structure.py, determine.py) over every case of every file.
+    placement: for files that record none (third-party tools), how their ranks were placed."""
+    measurements = with_placement([m for f in files for m in parse_file(f)], placement)
     platform, given = _base(base, name, nodes, ranks_per_node)
+    base_platform = platform if base is not None else None
     # Runs that placed several ranks per node (hopsim and live JSON record it) must fit
     # the platform they are replayed on: room for their placement, as a fact of the data.
     placed = [m for m in measurements if m.ranks_per_node and m.ranks_per_node >= 2
               and m.ranks > m.ranks_per_node and m.rank is None]
     if placed:
         cores = max(m.ranks_per_node for m in placed)
-        need = max(-(-m.ranks // m.ranks_per_node) for m in placed)
+        need = max(_nodes_needed(m) for m in placed)
         changes = {k: v for k, v in (("cores", cores), ("nodes", need))
                    if v > getattr(platform, k) and not (k == "nodes" and nodes is not None)}
         if changes:
@@ -91,6 +145,11 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
             prov[k] = ("not determined: the data measured the intra-node path only; "
                        "placeholder 1.0, replace before simulating across nodes")
     p = p.replace(provenance=prov)
+    joint_lines: list[str] = []
+    if joint:
+        eager = p.eager_threshold_bytes if "host.eager_threshold_bytes" in fitted_keys else None
+        p, joint_lines = _joint(p, measurements, base_platform, base, ranks_per_node, cap, progress,
+                                eager, trial_offsets(fit.data.pingpong))
     fit.platform = p
 
     # Residual per size and per round-trip case, from the engine on the fitted platform.
@@ -107,6 +166,9 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
                  for pt in fit.data.pingpong]
         _simulate_group(p, cases)
         simulated = {c.bytes: c.simulated_us for c in cases}
+    if joint_lines:
+        lines += joint_lines
+        lines.append("closed-form fit (the joint fit's start; values above replace these):")
     lines.append("fitted:")
     for f in fit.fitted:
         lines.append(f"  {f.key} = {f.value}    ({f.provenance})")
@@ -133,6 +195,27 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
     if fit.data.unused:
         what = sorted({f"{m.tool} {m.statistic}" for m in fit.data.unused})
         lines.append(f"not used by any fitter: {', '.join(what)}")
+    table = None
+    if holdout:
+        from .holdout import predict
+        table = predict(p, holdout, ranks_per_node, placement=placement)
+        each = ", ".join(f"{x.file} (median |error| {x.median_abs_error_pct:.1f}%)"
+                         for x in table.predictions)
+        p = p.replace(provenance={**p.provenance, "validation.holdout": (
+            f"held out of the fit and predicted: {each}; median over files "
+            f"{table.median_over_files():.1f}%")})
+        fit.platform = p
+        lines += table.text().rstrip("\n").splitlines()
+    if leave_one_out is not None:
+        table = leave_one_out
+        if table.predictions:
+            each = ", ".join(f"{x.file} (median |error| {x.median_abs_error_pct:.1f}%)"
+                             for x in table.predictions)
+            p = p.replace(provenance={**p.provenance, "validation.leave_one_out": (
+                f"each file predicted by the joint fit on the others: {each}; median over "
+                f"files {table.median_over_files():.1f}%")})
+            fit.platform = p
+        lines += table.text(per_case=False).rstrip("\n").splitlines()
     text = "\n".join(lines) + "\n"
 
     eager = next((f.value for f in fit.fitted if f.key == "host.eager_threshold_bytes"), None)
@@ -140,4 +223,4 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
     header = ["Written by: hopsim " + " ".join(shlex.quote(a) for a in (argv or [])),
               "Every value's origin is in [provenance]. The fit's report:", ""] + \
              [l for l in lines]
-    return CalibrationResult(fit, platform_toml(p, header), xml, flags, text, simulated)
+    return CalibrationResult(fit, platform_toml(p, header), xml, flags, text, simulated, table)

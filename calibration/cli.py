@@ -24,6 +24,12 @@ def _placement(p):
     p.add_argument("--ranks-per-node", type=bounds.flag("ranks_per_node"), metavar="K",
                    help="ranks per node in the measured runs, e.g. 2 for a ping-pong inside "
                         "one node (default: what the file says, else 1)")
+    from .. import workload_flags
+    workload_flags.add_placement(p, "how the measured runs placed ranks on nodes, for files "
+                                    "that do not record it (IMB, OSU, NetPIPE, latency_checker, "
+                                    "Ray; a hopsim or live JSON keeps its own): block, cyclic, "
+                                    "a rankfile, or a hostfile as --map-by slot (FILE, "
+                                    "block:FILE) or node (cyclic:FILE); default block")
 
 
 def add_validate(sub):
@@ -54,7 +60,8 @@ def run_validate(args) -> int:
     with Outputs() as outputs:
         plot = outputs.file(args.plot, "--plot", ".png") if args.plot is not None else None
         report = validate(args.platform, args.files, nodes=args.nodes,
-                          ranks_per_node=args.ranks_per_node, seed=args.seed)
+                          ranks_per_node=args.ranks_per_node, seed=args.seed,
+                          placement=args.placement)
         if plot is not None:
             outputs.write(plot, lambda tmp: plots.validation_plot(report, tmp))
     sys.stdout.write(json.dumps(report.to_dict()) + "\n" if args.json else report.table())
@@ -102,6 +109,19 @@ def add_calibrate(sub):
                    help="the new platform's name (default: --out's file name without .toml)")
     p.add_argument("--plot", metavar="FIT.png",
                    help="also draw the ping-pong fit into this PNG file (default: no figure)")
+    joint = p.add_argument_group("joint fit and cross-validation (docs/calibration.md)")
+    joint.add_argument("--closed-form", action="store_true",
+                       help="only the closed-form fitters, no joint fit with the engine in the "
+                            "loop (default: the joint fit runs after them)")
+    joint.add_argument("--holdout", nargs="+", metavar="FILE",
+                       help="fit on FILES without these, then print measured vs predicted for "
+                            "them (default: none)")
+    joint.add_argument("--leave-one-out", action="store_true",
+                       help="fit on all FILES but one, predict that one, for each file in turn; "
+                            "print the table, then fit on all (default: off)")
+    joint.add_argument("--fit-iterations", type=bounds.flag("fit_iterations"), metavar="N",
+                       help="iterations (repetitions, round trips per rank) per case at most "
+                            "while fitting jointly (default: the joint fit's budget, 300)")
 
 
 def run_calibrate(args) -> int:
@@ -126,6 +146,16 @@ def run_calibrate(args) -> int:
         raise InputError("--live measures its own ping-pong; give FILES or --live, not both")
     if not args.live and not files:
         raise InputError("give measurement FILES, or --live to measure a ping-pong first")
+    from .holdout import split
+    from .joint import FIT_CAP
+
+    if args.closed_form and (args.holdout or args.leave_one_out or args.fit_iterations):
+        raise InputError("--closed-form: --holdout, --leave-one-out and --fit-iterations "
+                         "need the joint fit")
+    if args.holdout and args.leave_one_out:
+        raise InputError("--holdout or --leave-one-out, not both")
+    if args.leave_one_out and len(files) < 2:
+        raise InputError("--leave-one-out needs two FILES at least")
     with Outputs() as outputs:
         # Every target is checked before the (possibly long) live run and the fit.
         toml = outputs.file(out, "--out")
@@ -134,8 +164,13 @@ def run_calibrate(args) -> int:
         plot = outputs.file(args.plot, "--plot", ".png") if args.plot is not None else None
         if args.live:
             files = [measure_live(args, out)]
-        result = _fit(files, base=args.base, nodes=args.nodes,
-                      ranks_per_node=args.ranks_per_node, name=name, argv=sys.argv[1:])
+        fit_files = split(files, args.holdout) if args.holdout else files
+        kw = dict(base=args.base, nodes=args.nodes, ranks_per_node=args.ranks_per_node,
+                  placement=args.placement,
+                  joint=not args.closed_form, cap=args.fit_iterations or FIT_CAP,
+                  progress=lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n"))
+        result = _fit(fit_files, name=name, argv=sys.argv[1:], holdout=args.holdout,
+                      leave_one_out=_cross_validate(args, files, kw), **kw)
         outputs.text(toml, result.toml)
         outputs.text(xml, result.simgrid_xml)
         outputs.text(cfg, result.smpi_flags)
@@ -162,6 +197,27 @@ def _fit(files, **kw):
     except (np.linalg.LinAlgError, ZeroDivisionError, FloatingPointError, ValueError) as e:
         raise InputError(f"cannot fit {', '.join(map(str, files))}: the data are degenerate "
                          f"for this fit ({type(e).__name__}: {e})") from None
+
+
+def _cross_validate(args, files, kw):
+    """--leave-one-out: the table of each file predicted by the fit on the others."""
+    if not args.leave_one_out:
+        return None
+    from .calibrate import calibrate_files
+    from .holdout import HoldoutTable, predict
+
+    table = HoldoutTable(title="leave one file out (each file predicted by the fit on the others)")
+    for f in files:
+        rest = [g for g in files if g != f]
+        kw["progress"](f"leave-one-out: fitting without {f}")
+        try:
+            fitted = calibrate_files(rest, name="loo", **kw).fit.platform
+        except InputError as e:
+            table.unfitted.append((f, str(e)))
+            continue
+        table.predictions += predict(fitted, [f], args.ranks_per_node,
+                                     placement=args.placement).predictions
+    return table
 
 
 def measure_live(args, out: Path) -> str:

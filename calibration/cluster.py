@@ -33,11 +33,17 @@ _BITS = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9, "tbit": 1e12,
          "bps": 8, "kbps": 8e3, "mbps": 8e6, "gbps": 8e9}
 
 
-def rate_bits(text: str) -> float:
-    """A tc rate ("200mbit", "1gbit", "25mbps": bytes) in bits per second."""
+UNCAPPED = "none"  # --link-rate none: no tbf, only the machine's packet processing limits
+
+
+def rate_bits(text: str) -> float | None:
+    """A tc rate ("200mbit", "1gbit", "25mbps": bytes) in bits per second; None for
+    "none" (an uncapped link)."""
+    if str(text).strip().lower() == UNCAPPED:
+        return None
     m = _RATE.match(str(text).strip())
     if not m:
-        raise InputError(f"--link-rate: expected a tc rate like 200mbit or 1gbit, got {text!r}")
+        raise InputError(f"--link-rate: expected a tc rate like 200mbit or 1gbit, or none, got {text!r}")
     bits = float(m.group(1)) * _BITS[m.group(2).lower()]
     if bits < 8000:
         raise InputError(f"--link-rate: {text} is below 8 kbit/s")
@@ -134,17 +140,27 @@ def teardown_tag(tag: str) -> None:
 class EmulatedCluster:
     """`with EmulatedCluster(4, "200mbit") as c:` ... c.hosts, c.mpirun_args()."""
 
-    def __init__(self, hosts: int, link_rate: str, burst: int | None = None):
+    def __init__(self, hosts: int, link_rate: str, burst: int | None = None,
+                 prefix: str = PREFIX):
+        """link_rate "none": no tbf at all. `prefix` starts every name (at most 5
+        lowercase letters: interface names allow 15 characters)."""
         if not isinstance(hosts, int) or hosts < 1 or hosts > 64:
             raise InputError(f"--emulate-cluster: expected 1 to 64 hosts, got {hosts!r}")
+        if not re.fullmatch(r"[a-z]{1,5}", prefix):
+            raise InputError(f"cluster name prefix: expected 1 to 5 lowercase letters, got {prefix!r}")
         self.rate_bits = rate_bits(link_rate)
         self.link_rate = link_rate
         if burst is not None and (not isinstance(burst, int) or burst < 1500):
             raise InputError(f"--burst: expected at least 1500 bytes, got {burst!r}")
-        self.burst = burst if burst is not None else default_burst(self.rate_bits)
+        if self.rate_bits is None:
+            if burst is not None:
+                raise InputError("--burst: an uncapped link (--link-rate none) has no tbf burst")
+            self.burst = None
+        else:
+            self.burst = burst if burst is not None else default_burst(self.rate_bits)
         check_available()
         become_subreaper()
-        self.tag = PREFIX + secrets.token_hex(3)  # 9 characters; interface names allow 15
+        self.tag = prefix + secrets.token_hex(3)  # at most 11 characters, 14 with suffixes
         self.size = hosts
         self.bridge = f"{self.tag}br"
         self.namespaces: list[str] = []
@@ -177,7 +193,6 @@ class EmulatedCluster:
             raise RuntimeError("no free 10.x.y.0/24 subnet for the emulated cluster")
         self.subnet = f"{base}.0/24"
         self.dir = Path(tempfile.mkdtemp(prefix=f"{self.tag}-"))
-        rate = f"{int(self.rate_bits)}bit"
         _run("ip", "link", "add", self.bridge, "type", "bridge")
         self.links.append(self.bridge)
         _run("ip", "addr", "add", f"{base}.254/24", "dev", self.bridge)
@@ -198,9 +213,11 @@ class EmulatedCluster:
             _run(*nx, "ip", "link", "set", inside, "up")
             # Both directions of the host's link: egress in the namespace, ingress on the
             # bridge side (the veth end's egress towards the host).
-            tbf = ("root", "tbf", "rate", rate, "burst", str(self.burst), "latency", "100ms")
-            _run(*nx, "tc", "qdisc", "add", "dev", inside, *tbf)
-            _run("tc", "qdisc", "add", "dev", outside, *tbf)
+            if self.rate_bits is not None:
+                tbf = ("root", "tbf", "rate", f"{int(self.rate_bits)}bit", "burst",
+                       str(self.burst), "latency", "100ms")
+                _run(*nx, "tc", "qdisc", "add", "dev", inside, *tbf)
+                _run("tc", "qdisc", "add", "dev", outside, *tbf)
             self.hosts.append((name, addr))
         self._write_agent()
         self._up = True
@@ -217,10 +234,15 @@ class EmulatedCluster:
         agent.chmod(0o755)
         self.agent = agent
 
-    def hostfile(self, slots: int) -> Path:
+    def hostfile(self, slots: int, hosts: int | None = None) -> Path:
+        """An Open MPI hostfile of the first `hosts` hosts (default all), `slots` each."""
         path = self.dir / "hostfile"
-        path.write_text("".join(f"{addr} slots={slots}\n" for _, addr in self.hosts))
+        path.write_text("".join(f"{addr} slots={slots}\n" for _, addr in self.hosts[:hosts]))
         return path
+
+    def addresses(self) -> list[str]:
+        """Each host's address, as the hostfile names it (node i is host i)."""
+        return [addr for _, addr in self.hosts]
 
     def mpirun_args(self) -> list[str]:
         """The recipe of docs/live.md, "The emulated cluster": the agent, direct routing, tcp only, this subnet,

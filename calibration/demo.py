@@ -134,7 +134,7 @@ def main(argv=None) -> int:
     base = out / "base-shm.toml"
     if not base.exists():
         run(hopsim_cmd("calibrate", shm, "--ranks-per-node", 2, "--base", "two-nodes",
-                       "--nodes", HOSTS, "--out", base), log)
+                       "--nodes", HOSTS, "--closed-form", "--out", base), log)
     # 1. The fits: hopbench's ping-pong, NetPIPE's ping-pong, each on 2 hosts only.
     fits = {}
     for tool in ("hopbench", "netpipe"):
@@ -144,13 +144,13 @@ def main(argv=None) -> int:
             continue
         raw = out / f"fit-{tool}-live" / ("np.out" if tool == "netpipe" else "result.json")
         if raw.exists():    # measured before: fit the same file again
-            p = run(hopsim_cmd("calibrate", raw, "--base", base, "--nodes", HOSTS, "--out", toml,
-                               "--plot", out / f"fit-{tool}.png"), log)
+            p = run(hopsim_cmd("calibrate", raw, "--base", base, "--nodes", HOSTS, "--closed-form",
+                               "--out", toml, "--plot", out / f"fit-{tool}.png"), log)
             (out / f"fit-{tool}.txt").write_text(p.stdout)
             continue
         p = run(hopsim_cmd("calibrate", "--live", "--tool", tool, "--emulate-cluster", 2,
                            "--link-rate", args.link_rate, "--base", base, "--nodes", HOSTS,
-                           "--out", toml, "--plot", out / f"fit-{tool}.png"), log)
+                           "--closed-form", "--out", toml, "--plot", out / f"fit-{tool}.png"), log)
         (out / f"fit-{tool}.txt").write_text(p.stdout)
 
     # 2. The unseen live runs, trials interleaved so that load changes hit every case.

@@ -359,6 +359,25 @@ class NicMessage(Fitter):
         return out, None
 
 
+def _trials(points):
+    by_trial: dict[str, dict[int, float]] = {}
+    for p in points:
+        by_trial.setdefault(p.m.source, {})[p.size] = p.value
+    sizes = set.intersection(*(set(v) for v in by_trial.values())) if by_trial else set()
+    best = {s_: min(t[s_] for t in by_trial.values()) for s_ in sizes}
+    return by_trial, sizes, best
+
+
+def trial_offsets(points) -> dict[str, float]:
+    """Each ping-pong trial's (file's) offset over the fastest trial: the median over the
+    sizes all trials share of its excess. What the Noise fitter models as the per-run
+    delay, and what the joint fit must not fit into the latency (calibrate.py)."""
+    by_trial, sizes, best = _trials(points)
+    if not sizes:
+        return {}
+    return {src: float(np.median([t[s_] - best[s_] for s_ in sizes])) for src, t in by_trial.items()}
+
+
 class Noise(Fitter):
     """A lognormal delay per run (noise.scope = "run": a new draw per trial, as a new pair
     of instances gives) from repeated ping-pong trials (3+ files): each trial's offset
@@ -373,15 +392,10 @@ class Noise(Fitter):
     def fit(self, data, platform, state):
         from scipy import stats
 
-        by_trial: dict[str, dict[int, float]] = {}
-        for p in data.pingpong:
-            by_trial.setdefault(p.m.source, {})[p.size] = p.value
-        sizes = set.intersection(*(set(v) for v in by_trial.values())) if by_trial else set()
+        by_trial, sizes, best = _trials(data.pingpong)
         if len(by_trial) < 3 or not sizes:
             return [], "needs three or more trials of one case (repeated files, same sizes)"
-        best = {s_: min(t[s_] for t in by_trial.values()) for s_ in sizes}
-        offsets = np.array([float(np.median([t[s_] - best[s_] for s_ in sizes]))
-                            for t in by_trial.values()])
+        offsets = np.array(list(trial_offsets(data.pingpong).values()))
         if np.count_nonzero(offsets > 0) < 2:
             return [], "the trials do not differ (no noise to fit)"
         pos = np.log(offsets[offsets > 0])

@@ -46,7 +46,9 @@ class LiveError(InputError):
 
 
 def hopbench_path() -> Path:
-    return Path(__file__).resolve().parent / "hopbench" / "hopbench"
+    from ..built import built_path
+
+    return built_path("calibration", "hopbench", "hopbench")
 
 
 def _find_tool(tool: str, tool_path: str | None, workload: str = "pingpong") -> str:
@@ -115,7 +117,13 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
     """
     if tool not in TOOLS:
         raise InputError(f"--tool: must be one of {', '.join(TOOLS)}, got {tool!r}")
-    work = make_workload(workload, ranks, ranks_per_node, seed, **params)
+    from ..placement import resolve
+
+    placed = resolve(params.pop("placement", None), ranks)
+    work = make_workload(workload, ranks, ranks_per_node, seed, placed, **params)
+    ranks_per_node = work.ranks_per_node  # an explicit map gives its own
+    if placed.policy != "block" and hostfile is None and emulate_cluster is None:
+        raise InputError("--placement: placing ranks on hosts needs --hostfile or --emulate-cluster")
     if workload not in _TOOL_WORKLOADS[tool]:
         raise InputError(f"--tool {tool} measures {', '.join(_TOOL_WORKLOADS[tool])}, not {workload}")
     if reception not in (None, "any-source", "round-robin"):
@@ -137,6 +145,10 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         if work.nodes_used > emulate_cluster:
             raise InputError(f"--ranks: {ranks} ranks at {ranks_per_node} per host need "
                              f"{work.nodes_used} hosts; --emulate-cluster gives {emulate_cluster}")
+    real_hosts = None
+    if hostfile is not None and placed.policy != "block":
+        # Host i of the placement: a file's own host names, else the hostfile's, in order.
+        real_hosts = list(placed.hosts) or _hostfile_hosts(hostfile, work)
     binary = _find_tool(tool, tool_path, workload)
     mpirun = shutil.which("mpirun")
     if mpirun is None:
@@ -178,12 +190,15 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
             stack.enter_context(cluster)
             if progress:
                 progress(f"emulated cluster {cluster.tag}: {emulate_cluster} hosts on "
-                         f"{cluster.subnet}, links {link_rate} (burst {cluster.burst} B)")
+                         f"{cluster.subnet}, " + (f"links {link_rate} (burst {cluster.burst} B)"
+                                                  if cluster.burst else "links uncapped (no tbf)"))
             cmd += cluster.mpirun_args()
-            cmd += ["--hostfile", str(cluster.hostfile(ranks_per_node)),
-                    "--map-by", f"ppr:{ranks_per_node}:node"]
+            cmd += mapping_arguments(work, cluster.addresses(), scratch,
+                                     lambda n: cluster.hostfile(ranks_per_node, n))
         elif hostfile is not None:
-            cmd += ["--hostfile", str(Path(hostfile).resolve()), "--map-by", f"ppr:{ranks_per_node}:node"]
+            cmd += mapping_arguments(work, real_hosts, scratch,
+                                     lambda n: _write_hostfile(scratch, real_hosts[:n], ranks_per_node),
+                                     user_hostfile=Path(hostfile).resolve())
         cmd += [binary] + args
         stdout, stderr, wall = _mpirun(cmd, timeout, stack, reaper)
         raw_files = {}
@@ -192,17 +207,57 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         if work.overlay:
             raw_files["routes.txt"] = (scratch / "routes.txt").read_text()
         live = {"tool": tool, "mpirun": shlex.join(cmd), "hosts": emulate_cluster or hostfile or "localhost",
+                "node_of_rank": work.node_of_rank() if (emulate_cluster or hostfile) else [0] * ranks,
                 "link_rate": link_rate, "burst_bytes": cluster.burst if cluster else None,
                 "oversubscribed": crowded, "cores": cores}
         platform = (f"live:emulated-{emulate_cluster}x{link_rate}" if emulate_cluster is not None
                     else f"live:{Path(hostfile).name if hostfile else 'localhost'}")
         parameters = work.parameters()
         parameters["reception"] = reception or "any-source"
+        parameters["placement"] = work.placement_record()
         text, result = _interpret(tool, stdout, raw_files, work, platform, parameters, wall, live)
     if out_dir is not None:
         with outputs:
             _write_outputs(outputs, out_dir, tool, cmd, stdout, stderr, raw_files, result, text)
     return result, text
+
+
+def mapping_arguments(work, hosts: list[str], scratch: Path, hostfile_of, user_hostfile=None) -> list[str]:
+    """mpirun's placement flags for the workload's placement, node i being hosts[i]
+    (docs/live.md, "Placement"): block keeps ranks_per_node per host in rank order
+    (--map-by ppr:K:node, as Open MPI's default --map-by slot with K slots per host);
+    cyclic deals ranks round-robin over the hosts it uses (--map-by node on a hostfile of
+    those hosts, K slots each); an explicit map is written as a rankfile (every rank's
+    host; the slot list is every core, as the runs do not bind)."""
+    k = work.ranks_per_node
+    if work.placement == "block":
+        source = user_hostfile or hostfile_of(None)
+        return ["--hostfile", str(source), "--map-by", f"ppr:{k}:node"]
+    if work.placement == "cyclic":
+        return ["--hostfile", str(hostfile_of(work.nodes_used)), "--map-by", "node"]
+    cores = os.cpu_count() or 1
+    rankfile = scratch / "rankfile"
+    rankfile.write_text("".join(f"rank {r}={hosts[n]} slot=0-{cores - 1}\n"
+                                for r, n in enumerate(work.node_map)))
+    return ["--hostfile", str(user_hostfile or hostfile_of(None)), "--rankfile", str(rankfile)]
+
+
+def _hostfile_hosts(hostfile: str, work) -> list[str]:
+    """The hosts of a real cluster's hostfile, in its order (node i is host i)."""
+    from ..placement import read
+
+    text = bounds.read_text(hostfile, "--hostfile")  # regular, at most 1 MiB
+    hosts = read(text, hostfile, 1).hosts
+    if work.nodes_used > len(hosts):
+        raise InputError(f"--ranks: the placement uses {work.nodes_used} hosts; --hostfile "
+                         f"{hostfile} lists {len(hosts)}")
+    return list(hosts)
+
+
+def _write_hostfile(scratch: Path, hosts: list[str], slots: int) -> Path:
+    path = scratch / "hostfile"
+    path.write_text("".join(f"{h} slots={slots}\n" for h in hosts))
+    return path
 
 
 def _mpirun(cmd: list[str], timeout: float, stack: ExitStack, reaper) -> tuple[str, str, float]:
@@ -250,7 +305,8 @@ def _interpret(tool, stdout, raw_files, work, platform, parameters, wall, live):
     if tool == "hopbench":
         raw = live_result.parse_raw(stdout)
         result = live_result.to_result(raw, platform=platform, ranks_per_node=work.ranks_per_node,
-                                       seed=work.seed, parameters=parameters, wall_seconds=wall)
+                                       seed=work.seed, parameters=parameters, wall_seconds=wall,
+                                       node_map=live["node_of_rank"])
         live["host_names"] = [raw["hosts"].get(r, "") for r in range(raw["ranks"])]
         text = tool_text(result)
         if work.kind == "roundtrip":
@@ -360,7 +416,7 @@ def add_parser(sub):
                         "link caps; needs root and --link-rate (default: no emulated cluster)")
     p.add_argument("--link-rate", metavar="RATE",
                    help="with --emulate-cluster: tbf cap of each host link in tc's syntax, "
-                        "e.g. 200mbit or 1gbit (required there; no default)")
+                        "e.g. 200mbit or 1gbit, or none for no tbf (required there; no default)")
     p.add_argument("--burst", type=bounds.flag("burst"), metavar="BYTES",
                    help="with --emulate-cluster: tbf burst in bytes, at least 1500 (default "
                         "10 ms of traffic at --link-rate, at least 16 KiB)")

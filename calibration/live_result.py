@@ -105,7 +105,7 @@ def roundtrip_figures(raw: dict, routed: bool) -> tuple[dict, dict]:
 
 
 def to_result(raw: dict, *, platform: str, ranks_per_node: int, seed: int, parameters: dict,
-              wall_seconds: float) -> Result:
+              wall_seconds: float, node_map: list[int]) -> Result:
     kind = raw["workload"]
     per_rank: dict = {}
     if kind == "pingpong":
@@ -121,14 +121,15 @@ def to_result(raw: dict, *, platform: str, ranks_per_node: int, seed: int, param
                   ranks_per_node=ranks_per_node, seed=seed,
                   simulated_seconds=measured if measured is not None else math.nan,
                   wall_seconds=wall_seconds, messages=raw["messages"], results=results,
-                  per_rank=per_rank, parameters=parameters)
+                  per_rank=dict(per_rank, node=list(node_map)), parameters=parameters)
 
 
 def result_dict(result: Result, live: dict) -> dict:
     """The JSON of a live run: simulate's keys (parameters included), then per_rank and a `live` block
     (what ran where: tool, hosts, mpirun command, link rate)."""
     out = result.to_dict()
-    if result.per_rank:
-        out.setdefault("per_rank", result.per_rank)
+    per_rank = {k: v for k, v in result.per_rank.items() if k != "node"}  # live.node_of_rank has it
+    if per_rank:
+        out.setdefault("per_rank", per_rank)
     out["live"] = live
     return out

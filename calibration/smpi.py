@@ -88,7 +88,8 @@ def run_smpi(platform, workload: str, ranks: int, ranks_per_node: int = 1, *, se
         reaper.folder(tmp)
         tmp = Path(tmp)
         (tmp / "platform.xml").write_text(smpi_platform.platform_xml(spec))
-        (tmp / "hostfile").write_text(smpi_platform.hostfile(spec, ranks, ranks_per_node))
+        node_map = work.node_of_rank()
+        (tmp / "hostfile").write_text(smpi_platform.hostfile(node_map))
         args = tool_arguments("hopbench", work, tmp)
         if work.overlay:
             live_routes.write(tmp / "routes.txt", params["overlay"], ranks, params.get("degree"), seed)
@@ -122,8 +123,10 @@ def run_smpi(platform, workload: str, ranks: int, ranks_per_node: int = 1, *, se
     raw = live_result.parse_raw(stdout, "smpirun output")
     parameters = work.parameters()
     parameters["reception"] = spec["reception"]
-    result = live_result.to_result(raw, platform=plat.name, ranks_per_node=ranks_per_node,
-                                   seed=seed, parameters=parameters, wall_seconds=wall)
+    parameters["placement"] = work.placement_record()
+    result = live_result.to_result(raw, platform=plat.name, ranks_per_node=work.ranks_per_node,
+                                   seed=seed, parameters=parameters, wall_seconds=wall,
+                                   node_map=node_map)
     from ..formats import text as tool_text
 
     text = tool_text(result)

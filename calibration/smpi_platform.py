@@ -139,9 +139,9 @@ def _network_model(spec: dict) -> list[str]:
     return pacing_cfg(spec["latency_us"], spec["pacing_gbps"])
 
 
-def hostfile(spec: dict, ranks: int, ranks_per_node: int) -> str:
-    """Block placement, ranks_per_node per node, as the engine places ranks."""
-    return "".join(f"node-{r // ranks_per_node}\n" for r in range(ranks))
+def hostfile(node_map: list[int]) -> str:
+    """smpirun's hostfile: line r is rank r's host, the engine's placement (Workload.node_of_rank)."""
+    return "".join(f"node-{n}\n" for n in node_map)
 
 
 def export(platform, prefix: Path) -> tuple[Path, Path]:

@@ -14,6 +14,7 @@ simulated, with why.
 """
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from dataclasses import dataclass, field
 
@@ -65,6 +66,8 @@ class Case:
     measured_repetitions: int | None = None  # the tool's count, before any cap
     # Noise-carrying platforms: the case simulated with NOISE_SEEDS seeds.
     distribution: list[float] = field(default_factory=list)
+    # The run as case_of made it, before any platform's caps (simulate_cases).
+    replayed: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def percentile(self) -> float | None:
@@ -83,8 +86,10 @@ class Case:
         return 100.0 * (self.simulated_us - self.measured_us) / self.measured_us
 
     def label(self) -> str:
+        placed = self.run.get("placement", "block")
+        placed = "" if placed == "block" else f", {placed if isinstance(placed, str) else 'mapped'}"
         return (f"{self.tool} {self.workload} {self.ranks} ranks ({self.ranks_per_node} per "
-                f"node) {self.bytes} B")
+                f"node{placed}) {self.bytes} B")
 
     def simulate(self, platform) -> float:
         """This case alone on platform (a Platform, a preset or a file)."""
@@ -97,7 +102,28 @@ class Case:
 
 
 def case_of(m: Measurement, ranks_per_node: int | None = None) -> Case | None:
-    """The case that replays m, or None when hopsim has no workload for it."""
+    """The case that replays m, or None when hopsim has no workload for it. A placement
+    in m.replay (a hopsim or live JSON's record, or with_placement's) goes with it."""
+    case = _case_of(m, ranks_per_node)
+    placed = dict(m.replay).get("placement")
+    if case is not None and placed is not None:
+        case.run["placement"] = placed
+    return case
+
+
+def with_placement(measurements: list[Measurement], placement) -> list[Measurement]:
+    """The measurements, those that do not record a placement (third-party files) given
+    `placement` (--placement: block, cyclic, a rankfile or hostfile, read per case)."""
+    if placement is None:
+        return measurements
+    if isinstance(placement, list):
+        placement = tuple(placement)
+    return [m if "placement" in dict(m.replay)
+            else dataclasses.replace(m, replay=m.replay + (("placement", placement),))
+            for m in measurements]
+
+
+def _case_of(m: Measurement, ranks_per_node: int | None = None) -> Case | None:
     if m.rank is not None:
         return None
     key = (m.tool, m.statistic)
@@ -157,7 +183,7 @@ def _simulate_group(platform, cases: list[Case], seed: int = 1, keep_seed: bool 
                           ranks_per_node=first.ranks_per_node, seed=seed, **run).results
     except InputError as e:
         raise InputError(f"{first.file}:{first.line}: cannot replay {first.label()}: {e} "
-                         f"(--nodes and --ranks-per-node set the placement)") from None
+                         f"(--nodes, --ranks-per-node and --placement set the placement)") from None
     if first.workload == "bandwidth":
         by_size = {r["bytes"]: r["window_us"] / r["window"] for r in result["rows"]}
         for c in cases:
@@ -195,7 +221,9 @@ class Report:
         return {
             "platform": self.platform,
             "cases": [{"file": c.file, "line": c.line, "tool": c.tool, "workload": c.workload,
-                       "ranks": c.ranks, "ranks_per_node": c.ranks_per_node, "bytes": c.bytes,
+                       "ranks": c.ranks, "ranks_per_node": c.ranks_per_node,
+                       "placement": _placement_record(c.run.get("placement", "block")),
+                       "bytes": c.bytes,
                        "statistic": c.statistic, "measured_us": c.measured_us,
                        "simulated_us": c.simulated_us, "error_pct": c.error_pct,
                        **({"measured_mbytes_per_sec": c.bytes / c.measured_us,
@@ -269,6 +297,10 @@ def _why_not(m: Measurement) -> str:
     return f"hopsim has no {m.workload} workload"
 
 
+def _placement_record(value):
+    return list(value) if isinstance(value, tuple) else value
+
+
 def cases_of(measurements: list[Measurement], ranks_per_node: int | None = None):
     cases, skipped, seen = [], [], set()
     for m in measurements:
@@ -283,22 +315,29 @@ def cases_of(measurements: list[Measurement], ranks_per_node: int | None = None)
     return cases, skipped
 
 
-def validate(platform, files, nodes: int | None = None, ranks_per_node: int | None = None,
-             seed: int = 1, progress=None) -> Report:
-    """Parse files, simulate every case on platform, and compare."""
-    from .. import platforms
+def simulate_cases(plat, cases: list[Case], seed: int = 1, progress=None,
+                   cap: int | None = None) -> None:
+    """Fill every case's simulated_us on plat (a Platform): the one way validate and the
+    joint fit (calibration/joint.py) replay measured cases. cap: at most this many
+    iterations, repetitions or round trips per rank per case (the joint fit's budget);
+    None keeps validate's own caps. Each call starts from the case's run as case_of made
+    it; c.run then holds what was simulated."""
+    for c in cases:
+        if c.replayed is None:
+            c.replayed = dict(c.run)
+        c.run = dict(c.replayed)
+    _simulate_cases(plat, cases, seed, progress, cap)
 
-    plat = platforms.load(platform)
-    if nodes is not None:
-        plat = plat.replace(nodes=nodes)
-    measurements = [m for f in files for m in parse_file(f)]
-    cases, skipped = cases_of(measurements, ranks_per_node)
-    if not cases:
-        raise InputError(f"nothing to validate: no file holds a case hopsim simulates "
-                         f"({'; '.join(f'{w}: {y}' for _, w, y in skipped[:3])})")
-    if plat.bucket_gbps > 0:
-        for c in cases:
+
+def _simulate_cases(plat, cases, seed, progress, cap) -> None:
+    for c in cases:
+        c.distribution.clear()
+        if plat.bucket_gbps > 0:
             _uncap(c)
+        if cap is not None:
+            for key in ("iterations", "repetitions", "exchanges"):
+                if key in c.run:
+                    c.run[key] = min(c.run[key], cap)
     groups: dict = {}
     for c in cases:
         groups.setdefault((c.file,) + c.group_key(), []).append(c)
@@ -316,4 +355,20 @@ def validate(platform, files, nodes: int | None = None, ranks_per_node: int | No
                 c.distribution.append(c.simulated_us)
         for c in group:
             c.simulated_us = statistics.median(c.distribution)
+
+
+def validate(platform, files, nodes: int | None = None, ranks_per_node: int | None = None,
+             seed: int = 1, progress=None, placement=None) -> Report:
+    """Parse files, simulate every case on platform, and compare."""
+    from .. import platforms
+
+    plat = platforms.load(platform)
+    if nodes is not None:
+        plat = plat.replace(nodes=nodes)
+    measurements = with_placement([m for f in files for m in parse_file(f)], placement)
+    cases, skipped = cases_of(measurements, ranks_per_node)
+    if not cases:
+        raise InputError(f"nothing to validate: no file holds a case hopsim simulates "
+                         f"({'; '.join(f'{w}: {y}' for _, w, y in skipped[:3])})")
+    simulate_cases(plat, cases, seed, progress)
     return Report(plat.name, cases, skipped)

@@ -23,10 +23,11 @@ def prepare(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, se
         plat = plat.replace(transport=transport)
     bounds.check_parameters(dict(params, ranks=ranks, ranks_per_node=ranks_per_node, seed=seed))
     reception = params.pop("reception", None)
+    placement = params.pop("placement", None)
     if reception is not None and reception not in platforms.RECEPTIONS:
         raise InputError(f"reception: must be one of {', '.join(platforms.RECEPTIONS)}, "
                          f"got {reception!r}")
-    work = make_workload(workload, ranks, ranks_per_node, seed, **params)
+    work = make_workload(workload, ranks, ranks_per_node, seed, placement, **params)
     work.check_fits(plat)
     bounds.check_memory(plat.nodes, work.ranks, work.kind, work.exchanges,
                         engine_family(work.overlay, work.seed), transport=plat.transport)
@@ -40,7 +41,9 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
     platform: a Platform, a preset name (hopsim.platforms.list_presets()) or a TOML file.
     workload: "pingpong" (osu_latency), "roundtrip" (latency_checker / Ray network test),
     "exchange" (IMB Exchange), "bandwidth" (osu_bw), "pingping" (IMB PingPing) or
-    "sendrecv" (IMB Sendrecv). Ranks are placed block-wise, ranks_per_node per node.
+    "sendrecv" (IMB Sendrecv). Ranks are placed by placement: "block" (default, Open
+    MPI's --map-by slot: ranks_per_node consecutive ranks per node), "cyclic" (--map-by
+    node), a rankfile or hostfile, or a list of node indices (hopsim.placement).
     params: sizes, iterations (pingpong); sizes, iterations, window (bandwidth); sizes,
     repetitions (exchange, pingping, sendrecv); request_bytes,
     reply_bytes, exchanges, destinations ("independent"/"shared"), overlay (family name
@@ -56,6 +59,7 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
     start = time.perf_counter()
     try:
         out = _engine.simulate(platform_spec, work.to_engine_dict())
+        node_map = _engine.place_ranks(work.to_engine_dict())
     except ValueError as e:
         raise InputError(str(e)) from None
     wall = time.perf_counter() - start
@@ -66,9 +70,10 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
     parameters = work.parameters()
     parameters["reception"] = platform_spec["reception"]
     parameters["transport"] = platform_spec["transport"]
+    parameters["placement"] = work.placement_record()
     return Result(platform=plat.name, workload=work.kind, ranks=work.ranks,
                   ranks_per_node=work.ranks_per_node, seed=work.seed,
                   simulated_seconds=out["simulated_seconds"], wall_seconds=wall,
                   messages=out["messages"], results=results,
-                  per_rank=out.get("per_rank", {}), parameters=parameters,
+                  per_rank=dict(out.get("per_rank", {}), node=node_map), parameters=parameters,
                   platform_nodes=plat.nodes, platform_hash=plat.values_hash())

@@ -91,6 +91,9 @@ BOUNDS: dict[str, Bound] = {
     "exchanges": Bound("int", 1, INT32_MAX, "", "latency_checker's int; memory_estimate() bounds ranks x exchanges"),
     "degree": Bound("int", 0, INT32_MAX, "", "a C++ int (0: RayPlatform's choice); the family checks the rest"),
     # hopsim topology: route statistics walk all n(n-1) ordered pairs.
+    "advise.ranks": Bound("int", 2, 16384, "ranks", "each candidate is a routed simulation; the random family keeps n^2 routes"),
+    "max_connections": Bound("int", 1, 16384, "connections", "at most advise's largest size"),
+    "jobs": Bound("int", 1, 256, "processes", "worker processes on this machine"),
     "topology.ranks": Bound("int", 1, 16384, "ranks", "all-pairs route statistics: ~n^2 routes (bench/memory.py)"),
     # Flags of validate, calibrate, live and smpi (bounds.flag() parses them).
     "nodes": Bound("int", 1, MAX_NODES, "nodes", "as nodes.count"),
@@ -98,6 +101,7 @@ BOUNDS: dict[str, Bound] = {
     "emulate_cluster": Bound("int", 1, 64, "hosts", "one /24 of namespaces on a bridge (calibration/cluster.py)"),
     "burst": Bound("int", 1500, 2**30, "bytes", "tbf needs an Ethernet frame at least; at most 1 GiB"),
     "live_iterations": Bound("int", 1, 10**7, "", "timed round trips per size; 10^7 of 1 ms is hours"),
+    "fit_iterations": Bound("int", 1, 10**6, "", "the joint fit's iterations per case; each one is simulated per step"),
 }
 
 
@@ -259,7 +263,8 @@ PER_NODE_BYTES_UNGUARDED = 44 * 2**10
 UNGUARDED_FROM = 30000         # simulator/platform_builder.cpp's guard-size switch (actors)
 PER_NODE_BYTES_QUEUE = 64
 # A rank: its loop (a coroutine frame, not a SimGrid actor), its state, its workload's
-# record and its per-rank results (docs/performance.md: about 0.9 KiB all told at 2^20).
+# record, its node in the placement map and its per-rank results (docs/performance.md:
+# about 0.9 KiB all told at 2^20).
 PER_RANK_BYTES = 2**10
 PER_IN_FLIGHT_BYTES = 1024     # flow: a SimGrid comm and its message record
 PER_IN_FLIGHT_BYTES_QUEUE = 256  # queue: a message record, its events and its inbox slot

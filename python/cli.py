@@ -48,6 +48,9 @@ def _add_simulate(sub):
                        families=workload_flags.ALL_FAMILIES, seed_type=seed_value,
                        seed_help="random seed, an integer 0..2^64-1 (default 1); or 'ray' with "
                                  "--overlay random: RayPlatform's own random graph and routes")
+    p.add_argument("--nodes", type=int, metavar="N",
+                   help="run on N nodes of the platform instead of its nodes.count (as a "
+                        "scenario's platform_overrides.nodes; default: the platform's)")
     p.add_argument("--transport", choices=("flow", "queue"),
                    help="what moves the bytes: SimGrid's fair-sharing flow model or per-link "
                         "FIFO queues (default: the platform's network.transport; docs/model.md)")
@@ -63,7 +66,12 @@ def _run_simulate(args) -> int:
     for k in ("reception", "transport"):
         if getattr(args, k) is not None:
             params[k] = getattr(args, k)
-    result = simulate(args.platform, args.workload, ranks=args.ranks,
+    platform = args.platform
+    if args.nodes is not None:
+        from . import bounds, platforms
+        bounds.check("nodes.count", args.nodes, "--nodes")
+        platform = platforms.load(platform).replace(nodes=args.nodes)
+    result = simulate(platform, args.workload, ranks=args.ranks,
                       ranks_per_node=args.ranks_per_node, seed=args.seed, **params)
     sys.stdout.write(result.to_json() + "\n" if args.json else text(result))
     return 0
@@ -211,6 +219,8 @@ def build_parser(argv: list[str]):
                "calibrate": calibration_cli.run_calibrate}
     from .calibration import live, smpi
     runners.update(live=live.add_parser(sub), smpi=smpi.add_parser(sub))
+    from .topologies import advise_cli
+    runners["advise"] = advise_cli.add_parser(sub)
     return parser, runners
 
 

@@ -79,6 +79,8 @@ def latency_checker(result: Result) -> str:
 def ray_network_test(result: Result) -> str:
     """The content of Ray's NetworkTest.txt (tab-separated)."""
     per_rank, res = result.per_rank, result.results
+    # The engine's placement (hopsim.simulate and live runs put it in per_rank["node"]).
+    node_of = per_rank["node"].__getitem__
     lines = [
         "# average and mode round trip latency in microseconds (10^-6 seconds) when "
         f"requesting a reply for a message of {result.parameters['request_bytes']} bytes",
@@ -90,7 +92,7 @@ def ray_network_test(result: Result) -> str:
     for rank, (mode, mean, n) in enumerate(zip(per_rank["ray_mode_us"], per_rank["ray_mean_us"],
                                                per_rank["round_trips"])):
         # Ray keeps whole microseconds per rank (integer means).
-        lines.append(f"{rank}\tnode-{rank // result.ranks_per_node}\t{int(_or_zero(mode))}"
+        lines.append(f"{rank}\tnode-{node_of(rank)}\t{int(_or_zero(mode))}"
                      f"\t{int(_or_zero(mean))}\t{n}")
     return "\n".join(lines) + "\n"
 

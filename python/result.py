@@ -14,7 +14,7 @@ JSON_KEYS = ("platform", "platform_nodes", "platform_hash", "workload", "ranks",
 class Result:
     """One run. results is the engine's summary for the workload (see the README);
     per_rank (roundtrip only: lc_mode_us, lc_mean_us, ray_mode_us, ray_mean_us,
-    round_trips, lists indexed by rank) feeds the tools' text formats and is not part of
+    round_trips; and node, the engine's placement, for every workload; lists indexed by rank) feeds the tools' text formats and is not part of
     the JSON. parameters (the workload's parameters as a user writes them, plus the
     reception policy) is, so that a result can be replayed (hopsim validate)."""
 

@@ -51,6 +51,8 @@ class Workload:
     kind: str
     ranks: int
     ranks_per_node: int = 1
+    placement: str = "block"  # "block", "cyclic" or "map" (hopsim.placement)
+    node_map: tuple[int, ...] = ()  # placement "map": the node of each rank
     seed: int | str = 1  # or RAY_SEED
     sizes: tuple[int, ...] = ()
     iterations: int = 0
@@ -66,18 +68,35 @@ class Workload:
 
     @property
     def nodes_used(self) -> int:
-        return self.ranks // self.ranks_per_node
+        """Nodes 0 .. the highest one a rank runs on."""
+        return max(self.node_map) + 1 if self.placement == "map" else self.ranks // self.ranks_per_node
+
+    def node_of_rank(self) -> list[int]:
+        """The node of each rank, as the engine places them (simulator/placement.cpp)."""
+        from . import _engine
+
+        return _engine.place_ranks(self.to_engine_dict())
+
+    def placement_record(self):
+        """parameters.placement of a result: the policy's name, or the map it ran."""
+        return list(self.node_map) if self.placement == "map" else self.placement
 
     def check_fits(self, platform) -> None:
-        """InputError unless the ranks can be placed block-wise on the platform."""
+        """InputError unless the ranks can be placed on the platform (the engine checks
+        the same, simulator/placement.cpp; here the message names the parameter)."""
         where = f"platform {platform.name} ({platform.nodes} nodes x {platform.cores} cores)"
         if self.ranks_per_node > platform.cores and not platform.oversubscribe:
-            raise InputError(f"ranks_per_node: {self.ranks_per_node} ranks per node exceed "
+            what = ("placement: the map puts" if self.placement == "map"
+                    else "ranks_per_node:")
+            raise InputError(f"{what} {self.ranks_per_node} ranks per node exceed "
                              f"the cores of {where} (nodes.oversubscribe = true shares them)")
         if self.ranks > platform.nodes * platform.cores and not platform.oversubscribe:
             raise InputError(f"ranks: {self.ranks} ranks exceed the "
                              f"{platform.nodes * platform.cores} cores of {where}")
         if self.nodes_used > platform.nodes:
+            if self.placement == "map":
+                raise InputError(f"placement: the map uses node {self.nodes_used - 1}; {where} "
+                                 f"(--nodes sets the node count)")
             raise InputError(f"ranks: {self.ranks} ranks at {self.ranks_per_node} per node "
                              f"need {self.nodes_used} nodes; {where}")
 
@@ -85,6 +104,7 @@ class Workload:
         """The engine's WorkloadSpec as a dict (simulator/spec.hpp field names)."""
         return {
             "kind": self.kind, "ranks": self.ranks, "ranks_per_node": self.ranks_per_node,
+            "placement": self.placement, "node_map": list(self.node_map),
             "seed": 1 if self.seed == RAY_SEED else self.seed, "sizes": list(self.sizes),
             "iterations": self.iterations,
             "repetitions": self.repetitions, "request_bytes": self.request_bytes,
@@ -119,8 +139,11 @@ class Workload:
         return out
 
 
-def make_workload(kind, ranks, ranks_per_node=1, seed=1, **params) -> Workload:
-    """A validated Workload; params are those of the kind (see PARAMETERS)."""
+def make_workload(kind, ranks, ranks_per_node=1, seed=1, placement=None, **params) -> Workload:
+    """A validated Workload; params are those of the kind (see PARAMETERS). placement:
+    "block" (default), "cyclic", a rankfile or hostfile path, a list of node indices or
+    a hopsim.placement.Placement; with a map, ranks_per_node is the map's (its most
+    loaded node)."""
     if kind not in KINDS:
         raise InputError(f"workload: must be one of {', '.join(KINDS)}, got {kind!r}")
     for name, value in params.items():
@@ -139,10 +162,19 @@ def make_workload(kind, ranks, ranks_per_node=1, seed=1, **params) -> Workload:
         seed = _int("seed", seed, minimum=0)
         if seed >= 2**64:
             raise InputError(f"seed: must be below 2**64, got {seed}")
-    if ranks % ranks_per_node:
+    from .placement import Placement, resolve
+
+    placed = placement if isinstance(placement, Placement) else resolve(placement, ranks)
+    if placed.policy == "map":
+        if len(placed.node_map) != ranks:
+            raise InputError(f"placement: the map has {len(placed.node_map)} entries for "
+                             f"{ranks} ranks")
+        ranks_per_node = placed.ranks_per_node()
+    elif ranks % ranks_per_node:
         raise InputError(f"ranks: {ranks} ranks are not divisible by ranks_per_node "
                          f"{ranks_per_node}")
-    fields = {"kind": kind, "ranks": ranks, "ranks_per_node": ranks_per_node, "seed": seed}
+    fields = {"kind": kind, "ranks": ranks, "ranks_per_node": ranks_per_node, "seed": seed,
+              "placement": placed.policy, "node_map": placed.node_map}
     if kind in TWO_RANKS and ranks != 2:
         raise InputError(f"ranks: {kind} ({TWO_RANKS[kind]}) runs on exactly 2 ranks, "
                          f"got {ranks}")

@@ -37,6 +37,7 @@ def add(p, *, ranks_per_node_help: str, reception_default: str, families: str, s
                    help="required: number of MPI ranks (pingpong, bandwidth, pingping: "
                         "exactly 2)")
     p.add_argument("--ranks-per-node", type=int, default=1, metavar="K", help=ranks_per_node_help)
+    add_placement(p)
     p.add_argument("--request-bytes", type=int, metavar="B",
                    help="roundtrip: request size in bytes (default 4000)")
     p.add_argument("--reply-bytes", type=int, metavar="B",
@@ -75,6 +76,20 @@ def add(p, *, ranks_per_node_help: str, reception_default: str, families: str, s
     p.add_argument("--seed", type=seed_type, default=1, metavar="S", help=seed_help)
 
 
+PLACEMENT_HELP = ("where ranks run: block (Open MPI's default --map-by slot: --ranks-per-node "
+                  "consecutive ranks per node), cyclic (--map-by node, SLURM's cyclic: rank r "
+                  "on node r mod nodes), an Open MPI rankfile, or a hostfile read as "
+                  "--map-by slot (FILE or block:FILE) or --map-by node (cyclic:FILE); "
+                  "default block (docs/model.md, Placement)")
+
+
+def add_placement(p, help_text: str = PLACEMENT_HELP) -> None:
+    p.add_argument("--placement", metavar="block|cyclic|FILE", help=help_text)
+
+
 def params(args) -> dict:
     """The workload parameters the user gave, as hopsim.simulate keywords."""
-    return {k: getattr(args, k) for k in PARAMS if getattr(args, k) is not None}
+    out = {k: getattr(args, k) for k in PARAMS if getattr(args, k) is not None}
+    if getattr(args, "placement", None) is not None:
+        out["placement"] = args.placement
+    return out

@@ -48,6 +48,8 @@ def _label(scenario: Scenario, index: int, point: dict) -> str:
 def _call_args(scenario: Scenario, point: dict) -> dict:
     args = dict(point)
     args["platform"] = scenario.platform_ref(point["platform"])
+    if "placement" in point:
+        args["placement"] = scenario.placement_ref(point["placement"])
     if scenario.platform_overrides:
         base = platforms.load(args["platform"])
         try:
@@ -123,6 +125,8 @@ def _csv_rows(outcome: Outcome) -> list[dict]:
     rows = []
     for i, (point, result) in enumerate(zip(outcome.points, outcome.results)):
         params = dict(point, **result.parameters)
+        if isinstance(point.get("placement"), str):  # a file as written, not its map
+            params["placement"] = point["placement"]
         params = {k: params[k] for k in POINT_KEYS
                   if k in params and not isinstance(params[k], (list, tuple))}
         # A result column (exchange's actual repetitions) wins over the requested parameter.

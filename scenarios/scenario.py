@@ -10,8 +10,9 @@ and may sweep any of them in a [sweep] table:
     exchanges = 1000
     [sweep]
     reception = ["any-source", "round-robin"]
+    placement = ["block", "cyclic"]  # or a rankfile / hostfile next to the scenario
     # An axis whose values are tables sets several parameters together (a linked axis):
-    placement = [{ranks = 10, ranks_per_node = 1}, {ranks = 20, ranks_per_node = 2}]
+    scale = [{ranks = 10, ranks_per_node = 1}, {ranks = 20, ranks_per_node = 2}]
 
 A [platform_overrides] table changes the platform's fields for every point (a what-if:
 the same machine, scaled), through Platform.replace, so they are validated like a
@@ -40,7 +41,8 @@ from ..platforms import Platform
 from ..workload import PARAMETERS
 
 # Every key a point may set, in the order they appear in tables and CSV columns.
-POINT_KEYS = ("platform", "workload", "ranks", "ranks_per_node", "seed", "reception") + PARAMETERS
+POINT_KEYS = ("platform", "workload", "ranks", "ranks_per_node", "placement", "seed",
+              "reception") + PARAMETERS
 _DEFAULTS = {"ranks_per_node": 1, "seed": 1}
 _REQUIRED = ("platform", "workload", "ranks")
 # The figures `hopsim run --plot` draws (hopsim.scenarios.figures); "" = inferred.
@@ -80,6 +82,19 @@ class Scenario:
                 point.update(part)
             out.append({k: point[k] for k in POINT_KEYS if k in point})
         return out
+
+    def placement_ref(self, value):
+        """A placement as written in the file -> what hopsim.simulate takes: block,
+        cyclic and lists as they are; a rankfile or hostfile ("FILE", "block:FILE",
+        "cyclic:FILE") relative to the scenario's folder."""
+        if not isinstance(value, str) or value in ("block", "cyclic"):
+            return value
+        policy, _, path = value.partition(":")
+        if policy not in ("block", "cyclic") or not path:
+            policy, path = "", value
+        if self.base_dir is not None and not Path(path).is_absolute():
+            path = str(self.base_dir / path)
+        return f"{policy}:{path}" if policy else path
 
     def platform_ref(self, value: str) -> str:
         """A platform as written in the file -> what hopsim.platforms.load() takes."""

@@ -1,6 +1,7 @@
 // hopsim._engine: thin bindings. Dicts of spec.hpp's field names in, the engine's
 // JSON result out as a dict. Validation and defaults live in hopsim.api/platforms.
 #include "engine.hpp"
+#include "placement.hpp"
 #include "spec.hpp"
 #include "statistics.hpp"
 
@@ -121,8 +122,9 @@ PlatformSpec platform_from(const py::dict& d)
 WorkloadSpec workload_from(const py::dict& d)
 {
   reject_unknown(d,
-                 {"kind", "ranks", "ranks_per_node", "seed", "sizes", "iterations", "repetitions", "request_bytes",
-                  "reply_bytes", "exchanges", "destinations", "overlay", "degree", "overlay_arcs", "window"},
+                 {"kind", "ranks", "ranks_per_node", "placement", "node_map", "seed", "sizes", "iterations",
+                  "repetitions", "request_bytes", "reply_bytes", "exchanges", "destinations", "overlay", "degree",
+                  "overlay_arcs", "window"},
                  "workload");
   WorkloadSpec w;
   std::string kind = "roundtrip";
@@ -143,6 +145,17 @@ WorkloadSpec workload_from(const py::dict& d)
     throw std::invalid_argument("unknown workload '" + kind + "'");
   take(d, "ranks", w.ranks);
   take(d, "ranks_per_node", w.ranks_per_node);
+  std::string placement = "block";
+  take(d, "placement", placement);
+  if (placement == "block")
+    w.placement = hopsim::Placement::Block;
+  else if (placement == "cyclic")
+    w.placement = hopsim::Placement::Cyclic;
+  else if (placement == "map")
+    w.placement = hopsim::Placement::Map;
+  else
+    throw std::invalid_argument("placement must be block, cyclic or map, not '" + placement + "'");
+  take(d, "node_map", w.node_map);
   take(d, "seed", w.seed);
   take(d, "sizes", w.sizes);
   take(d, "iterations", w.iterations);
@@ -196,6 +209,9 @@ PYBIND11_MODULE(_engine, m)
   m.doc() = "hopsim's SimGrid engine";
   m.def("simulate", &simulate, py::arg("platform"), py::arg("workload"),
         "Run one simulation in a child process; returns the result dict. Raises ValueError on bad specs.");
+  m.def("place_ranks", [](const py::dict& workload) { return hopsim::place_ranks(workload_from(workload)); },
+        py::arg("workload"),
+        "The node of every rank, as the engine places them (simulate checks it against the platform).");
   // The tools' statistics on lists of whole-microsecond round trips (for checks).
   auto stats = m.def_submodule("statistics", "latency_checker's and Ray's round-trip statistics");
   stats.def("latency_checker_rank", [](const std::vector<int64_t>& v) {

@@ -1,6 +1,7 @@
 #include "engine.hpp"
 
 #include "overlay.hpp"
+#include "placement.hpp"
 #include "platform_builder.hpp"
 #include "rank_loop.hpp"
 #include "transport.hpp"
@@ -61,13 +62,6 @@ void validate(const PlatformSpec& p, const WorkloadSpec& w)
   require(p.transport == TransportKind::Flow || p.topology == "star" || p.topology.empty(),
           "transport \"queue\" runs on the star topology only (topology is " + p.topology + ")");
   require(w.ranks > 0, "ranks must be positive");
-  require(w.ranks_per_node > 0, "ranks per node must be positive");
-  require(w.ranks % w.ranks_per_node == 0, "ranks (" + std::to_string(w.ranks) +
-                                               ") must be a multiple of ranks per node (" +
-                                               std::to_string(w.ranks_per_node) + ")");
-  require(p.oversubscribe || w.ranks_per_node <= p.cores,
-          "ranks per node (" + std::to_string(w.ranks_per_node) + ") exceeds the cores per node (" +
-              std::to_string(p.cores) + "); set [nodes] oversubscribe = true to share cores");
   require(non_negative(p.bucket_gbps), "bucket_gbps must be zero (no token bucket) or positive");
   require(non_negative(p.bucket_burst_bytes), "bucket_burst_bytes must be zero or positive");
   require(p.bucket_gbps > 0 || p.bucket_burst_bytes == 0, "bucket_burst_bytes needs bucket_gbps");
@@ -86,10 +80,7 @@ void validate(const PlatformSpec& p, const WorkloadSpec& w)
         require(non_negative(v), "noise values_us must be zero or positive");
     }
   }
-  require(w.ranks / w.ranks_per_node <= p.nodes, std::to_string(w.ranks) + " ranks at " +
-                                                     std::to_string(w.ranks_per_node) + " per node need " +
-                                                     std::to_string(w.ranks / w.ranks_per_node) +
-                                                     " nodes; the platform has " + std::to_string(p.nodes));
+  check_placement(p, w);
   require(w.iterations >= 0 && w.repetitions >= 0, "iterations and repetitions must be zero (default) or positive");
   switch (w.kind) {
     case WorkloadKind::PingPong:
@@ -143,7 +134,8 @@ std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& wor
       pattern = std::make_unique<Bandwidth>(workload);
       break;
   }
-  int nodes_used = workload.ranks / workload.ranks_per_node;
+  // Nodes 0 .. the highest the placement uses (an explicit map may leave some idle).
+  int nodes_used = static_cast<int>(ranks_on_nodes(sim.node_map()).size());
   if (platform.transport == TransportKind::Queue) {
     // No SimGrid at all: the event loop is the whole simulation.
     std::unique_ptr<Transport> transport = make_queue_transport(platform, nodes_used);
@@ -157,7 +149,7 @@ std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& wor
     configure_network_model(nodes_used + 1);  // a port actor per node and the driver
     std::vector<sg4::Host*> all_nodes = build_platform(platform);
     std::vector<sg4::Host*> used(all_nodes.begin(), all_nodes.begin() + nodes_used);
-    std::unique_ptr<Transport> transport = make_flow_transport(used, workload.ranks_per_node);
+    std::unique_ptr<Transport> transport = make_flow_transport(used);
     sim.run(*pattern, *transport);
   }
   JsonWriter json;

@@ -1,5 +1,6 @@
 #include "rank_loop.hpp"
 
+#include "placement.hpp"
 #include "transport.hpp"
 
 #include <algorithm>
@@ -28,14 +29,19 @@ struct Park {
 }  // namespace
 
 Sim::Sim(const PlatformSpec& platform, const WorkloadSpec& workload, std::unique_ptr<Overlay> overlay)
-    : platform_(platform), pass_s_(platform.pass_us * 1e-6), per_node_(workload.ranks_per_node),
-      nic_(platform, platform.nodes, workload.seed), overlay_(std::move(overlay))
+    : platform_(platform), node_(place_ranks(workload)), nic_(platform, platform.nodes, workload.seed),
+      overlay_(std::move(overlay))
 {
   // Busy-polling ranks share a node's cores fairly: each gets cores/ranks of a core, so
   // its CPU costs (passes, overheads) take ranks/cores times longer.
-  if (platform_.oversubscribe && workload.ranks_per_node > platform_.cores)
-    cpu_stretch_ = static_cast<double>(workload.ranks_per_node) / static_cast<double>(platform_.cores);
-  pass_s_ *= cpu_stretch_;
+  std::vector<int> count = ranks_on_nodes(node_);
+  node_stretch_.assign(count.size(), 1.0);
+  node_pass_s_.assign(count.size(), platform.pass_us * 1e-6);
+  for (size_t n = 0; n < count.size(); n++) {
+    if (platform_.oversubscribe && count[n] > platform_.cores)
+      node_stretch_[n] = static_cast<double>(count[n]) / static_cast<double>(platform_.cores);
+    node_pass_s_[n] *= node_stretch_[n];
+  }
   ranks_.resize(workload.ranks);
   relays_.assign(workload.ranks, 0);
   if (platform_.reception == Reception::RoundRobin && overlay_)
@@ -169,12 +175,13 @@ void Sim::align(RankState& r, double now) const
 {
   if (r.t_free + kTimeEpsilon >= now)
     return;
-  if (pass_s_ <= 0) {
+  const double pass_s = pass_of(r);
+  if (pass_s <= 0) {
     r.t_free = now;
     return;
   }
-  double k = std::ceil((now - r.t_free) / pass_s_ - 1e-9);
-  r.t_free += k * pass_s_;
+  double k = std::ceil((now - r.t_free) / pass_s - 1e-9);
+  r.t_free += k * pass_s;
   r.rr_pos = static_cast<size_t>((r.rr_pos + static_cast<uint64_t>(k)) % list_size(r));
 }
 
@@ -182,9 +189,10 @@ double Sim::grid_at_or_after(const RankState& r, double t) const
 {
   if (t <= r.t_free + kTimeEpsilon)
     return r.t_free;
-  if (pass_s_ <= 0)
+  const double pass_s = pass_of(r);
+  if (pass_s <= 0)
     return t;
-  return r.t_free + std::ceil((t - r.t_free) / pass_s_ - 1e-9) * pass_s_;
+  return r.t_free + std::ceil((t - r.t_free) / pass_s - 1e-9) * pass_s;
 }
 
 // The inbox entry the rank will receive first, and the date of that pass.
@@ -193,6 +201,7 @@ int Sim::pick(const RankState& r, double* when) const
   *when = kInf;
   int best = -1;
   size_t m = list_size(r);
+  const double pass_s = pass_of(r);
   for (size_t i = 0; i < r.inbox.size(); i++) {
     const Message& msg = pool_[r.inbox[i]];
     double t;
@@ -201,12 +210,12 @@ int Sim::pick(const RankState& r, double* when) const
     } else {
       // The pass that probes source position p comes (p - rr_pos) mod m passes from now.
       size_t k = (position(r, msg.from) + m - r.rr_pos) % m;
-      t = r.t_free + static_cast<double>(k) * pass_s_;
-      if (pass_s_ <= 0) {
+      t = r.t_free + static_cast<double>(k) * pass_s;
+      if (pass_s <= 0) {
         t = std::max(t, msg.visible_at);
       } else if (t + kTimeEpsilon < msg.visible_at) {
         // The pointer comes back to this source every m passes.
-        double cycle = static_cast<double>(m) * pass_s_;
+        double cycle = static_cast<double>(m) * pass_s;
         t += std::ceil((msg.visible_at - t) / cycle - 1e-9) * cycle;
       }
     }
@@ -221,9 +230,11 @@ int Sim::pick(const RankState& r, double* when) const
 RankLoop Sim::rank_main(int rank)
 {
   RankState& r = ranks_[rank];
-  const double recv_o = platform_.recv_overhead_us * 1e-6 * cpu_stretch_;
-  const double send_o = platform_.send_overhead_us * 1e-6 * cpu_stretch_;
-  const double per_byte = platform_.per_byte_overhead_ns * 1e-9 * cpu_stretch_;
+  const double stretch = node_stretch_[static_cast<size_t>(node_of(rank))];
+  const double pass_s = pass_of(r);
+  const double recv_o = platform_.recv_overhead_us * 1e-6 * stretch;
+  const double send_o = platform_.send_overhead_us * 1e-6 * stretch;
+  const double per_byte = platform_.per_byte_overhead_ns * 1e-9 * stretch;
   const double gap = platform_.gap_us * 1e-6;
   std::vector<uint32_t> out;
   while (not done_) {
@@ -284,7 +295,7 @@ RankLoop Sim::rank_main(int rank)
       }
       now = now_;
     }
-    double t = now + pass_s_;
+    double t = now + pass_s;
     out.clear();
     // A copy: creating messages in the pass may reuse the pool entry.
     Message received;

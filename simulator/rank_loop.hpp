@@ -112,9 +112,12 @@ public:
   void wake(int rank);
 
   int ranks() const { return static_cast<int>(ranks_.size()); }
-  int node_of(int rank) const { return rank / per_node_; }
+  // Where a rank runs: the placement's map (placement.hpp), the one answer everything uses.
+  int node_of(int rank) const { return node_[static_cast<size_t>(rank)]; }
+  const std::vector<int>& node_map() const { return node_; }
   int64_t transfers() const { return transfers_; }
   const std::vector<int64_t>& relays() const { return relays_; }
+  const Overlay* overlay() const { return overlay_.get(); }
   int64_t delivered_hops() const { return delivered_hops_; }
   int64_t delivered_messages() const { return delivered_messages_; }
   double finish_time() const { return finish_time_; }
@@ -147,9 +150,12 @@ private:
   void dispatch(const Event& e);
 
   PlatformSpec platform_;
-  double pass_s_;
-  double cpu_stretch_ = 1;  // oversubscribed nodes: ranks per core
-  int per_node_ = 1;
+  // A rank's pass, and its host costs' factor: on an oversubscribed node the busy-polling
+  // ranks share the cores, each getting cores/ranks of one (1 elsewhere). Per node, as
+  // an explicit placement may load nodes unevenly.
+  double pass_of(const RankState& r) const { return node_pass_s_[node_[static_cast<size_t>(&r - ranks_.data())]]; }
+  std::vector<int> node_;  // rank -> node (placement.hpp)
+  std::vector<double> node_stretch_, node_pass_s_;
   NicStage nic_;
   std::unique_ptr<Overlay> overlay_;
   MessagePool pool_;

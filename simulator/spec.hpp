@@ -59,12 +59,19 @@ struct PlatformSpec {
 };
 
 enum class WorkloadKind { PingPong, RoundTrip, Exchange, Bandwidth, PingPing, SendRecv };
+// Which node each rank runs on (placement.hpp, docs/model.md "Placement"): Open MPI's
+// default --map-by slot (block: ranks_per_node consecutive ranks per node), --map-by node
+// (cyclic, SLURM's cyclic: rank r on node r mod nodes used), or an explicit map (a
+// rankfile or a hostfile's order, read by hopsim.placement).
+enum class Placement { Block, Cyclic, Map };
 enum class Destinations { Independent, Shared };
 
 struct WorkloadSpec {
   WorkloadKind kind = WorkloadKind::RoundTrip;
   int ranks = 2;
-  int ranks_per_node = 1;
+  int ranks_per_node = 1;         // block and cyclic; an explicit map gives its own counts
+  Placement placement = Placement::Block;
+  std::vector<int> node_map;      // placement == Map: the node of each rank
   uint64_t seed = 1;
   // pingpong, bandwidth and the IMB workloads
   std::vector<int64_t> sizes;

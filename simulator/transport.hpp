@@ -40,8 +40,9 @@ public:
   virtual bool can_start_now() const { return true; }
 };
 
-// SimGrid's flow model on `node_hosts` (the platform is built before).
-std::unique_ptr<Transport> make_flow_transport(const std::vector<simgrid::s4u::Host*>& node_hosts, int ranks_per_node);
+// SimGrid's flow model on `node_hosts` (the platform is built before): node i of the
+// placement (Sim::node_of) is node_hosts[i].
+std::unique_ptr<Transport> make_flow_transport(const std::vector<simgrid::s4u::Host*>& node_hosts);
 // FIFO queues on the star of `platform`, `nodes` of them used.
 std::unique_ptr<Transport> make_queue_transport(const PlatformSpec& platform, int nodes);
 

@@ -33,7 +33,7 @@ FlowTransport* current = nullptr;
 
 class FlowTransport : public Transport {
 public:
-  FlowTransport(const std::vector<sg4::Host*>& node_hosts, int per_node) : hosts_(node_hosts), per_node_(per_node) {}
+  explicit FlowTransport(const std::vector<sg4::Host*>& node_hosts) : hosts_(node_hosts) {}
 
   void run(Sim& sim) override
   {
@@ -67,16 +67,16 @@ public:
   void start(Sim& sim, uint32_t id, int src, int dst, int64_t bytes) override
   {
     // The source node's port posts it (a mailbox transfer starts from its sender's host).
-    Port& p = ports_[src / per_node_];
-    p.outbox.push_back(Send{id, dst / per_node_, bytes, sim.message(id).rate});
+    Port& p = ports_[sim.node_of(src)];
+    p.outbox.push_back(Send{id, sim.node_of(dst), bytes, sim.message(id).rate});
     wake_port(p);
   }
 
-  double route_latency(const Sim&, int src, int dst) override
+  double route_latency(const Sim& sim, int src, int dst) override
   {
     std::vector<sg4::Link*> links;
     double latency = 0;
-    hosts_[src / per_node_]->route_to(hosts_[dst / per_node_], links, &latency);
+    hosts_[sim.node_of(src)]->route_to(hosts_[sim.node_of(dst)], links, &latency);
     return latency;
   }
 
@@ -204,7 +204,6 @@ private:
   }
 
   std::vector<sg4::Host*> hosts_;
-  int per_node_;
   Sim* sim_ = nullptr;
   sg4::SemaphorePtr wake_;
   bool blocked_ = false;
@@ -215,9 +214,9 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Transport> make_flow_transport(const std::vector<sg4::Host*>& node_hosts, int ranks_per_node)
+std::unique_ptr<Transport> make_flow_transport(const std::vector<sg4::Host*>& node_hosts)
 {
-  return std::make_unique<FlowTransport>(node_hosts, ranks_per_node);
+  return std::make_unique<FlowTransport>(node_hosts);
 }
 
 }  // namespace hopsim

@@ -127,6 +127,15 @@ void RoundTrip::write_results(JsonWriter& json, const Sim& sim) const
     json.key("sd").value(relay_sd);
     json.key("max").value(*std::max_element(sim.relays().begin(), sim.relays().end()));
     json.end_object();
+    // The peers a rank keeps (its round-robin list: in-neighbours and itself), so that a
+    // study can weigh connections against hops without building the overlay again.
+    std::vector<double> connections(spec_.ranks);
+    for (int r = 0; r < spec_.ranks; r++)
+      connections[r] = static_cast<double>(connection_list(*sim.overlay(), r).size());
+    json.key("connections").begin_object();
+    json.key("mean").value(mean_sd(connections).first);
+    json.key("max").value(*std::max_element(connections.begin(), connections.end()));
+    json.end_object();
   }
   json.end_object();
 }

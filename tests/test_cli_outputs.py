@@ -39,6 +39,7 @@ def _roundtrip(stat, routed=False):
         params["overlay"] = "debruijn"
     per_rank = {k: [stat, stat] for k in ("lc_mode_us", "lc_mean_us", "ray_mode_us", "ray_mean_us")}
     per_rank["round_trips"] = [2, 2]
+    per_rank["node"] = [0, 1]  # the engine's placement: one rank per node
     return Result("p", "roundtrip", 2, 1, 1, 0.1, 0.0, 8, results, per_rank, params)
 
 

@@ -34,3 +34,14 @@ def test_cli_json_is_byte_identical_apart_from_wall_time():
                      for _ in range(2))
     strip = lambda text: json.dumps(without_wall(json.loads(text)))  # noqa: E731
     assert strip(first) == strip(second)
+
+
+def test_a_placement_is_deterministic_and_changes_the_draws_outcome():
+    # Same placement, same seed: the same result; cyclic moves half the traffic between
+    # nodes (ranks 0,1 shared node 0 under block), so the round trips differ.
+    p = hopsim.platforms.load("two-nodes").replace(nodes=4, cores=2)
+    runs = [hopsim.simulate(p, "roundtrip", ranks=8, ranks_per_node=2, exchanges=200, seed=5,
+                            placement=placement) for placement in ("cyclic", "cyclic", "block")]
+    a, b, c = (json.dumps(without_wall(r.to_dict())) for r in runs)
+    assert a == b
+    assert runs[0].results["rtt_us"] != runs[2].results["rtt_us"]

@@ -97,6 +97,10 @@ REDUCED = {
     # Route statistics and Ray's files over all ordered pairs: 4096 ranks write 16M routes.
     "hopsim topology debruijn --ranks 4096 --out ray/": ("hopsim topology debruijn --ranks 256 --out ray/", {}),
     "hopsim topology kautz --ranks 4032": ("hopsim topology kautz --ranks 992", {}),
+    # Twenty routed 4096-rank runs (about 100 s): the same command at 64 ranks.
+    "hopsim advise --platform qdr-ib --ranks 4096 --ranks-per-node 16 --reception round-robin":
+        ("hopsim advise --platform qdr-ib --ranks 64 --ranks-per-node 16 --reception round-robin "
+         "--exchanges 2", {}),
 }
 # Exchanges that make a documented run long are cut to a few (same path, fewer repeats).
 _FEWER = {"--exchanges": "5"}

@@ -58,8 +58,9 @@ def test_latency_checker_lines():
 
 
 def test_ray_network_test_file_and_routed_text():
-    r = result("roundtrip", ROUNDTRIP, PER_RANK, ranks_per_node=2, request_bytes=4000,
-               exchanges=1000, overlay="debruijn")
+    # Ray's Name column is the rank's node in the engine's placement (per_rank["node"]).
+    r = result("roundtrip", ROUNDTRIP, dict(PER_RANK, node=[0, 0]), ranks_per_node=2,
+               request_bytes=4000, exchanges=1000, overlay="debruijn")
     assert formats.ray_network_test(r).splitlines() == [
         "# average and mode round trip latency in microseconds (10^-6 seconds) when requesting "
         "a reply for a message of 4000 bytes",
@@ -71,6 +72,10 @@ def test_ray_network_test_file_and_routed_text():
         "1\tnode-0\t1049\t1080\t1000",
     ]
     assert formats.text(r) == formats.latency_checker(r) + "\n" + formats.ray_network_test(r)
+    spread = result("roundtrip", ROUNDTRIP, dict(PER_RANK, node=[1, 0]), request_bytes=4000,
+                    exchanges=1000, overlay="debruijn")
+    assert [line.split("\t")[1] for line in formats.ray_network_test(spread).splitlines()[4:]] == [
+        "node-1", "node-0"]
 
 
 def test_result_json_keys_in_schema_order():

@@ -84,6 +84,76 @@ def test_four_rank_roundtrip_and_exchange_on_two_hosts(clean_before_after):
     assert "# Benchmarking Exchange" in text and "# #processes = 4" in text
 
 
+def test_cyclic_and_rankfile_placements_run_as_recorded(clean_before_after, tmp_path):
+    # --map-by node over 2 hosts: ranks 0, 2 on one host, 1, 3 on the other; each rank's
+    # own hostname (hopbench reports it; every emulated host has its own) shows it ran so.
+    ex, _ = run_live("exchange", 4, 2, emulate_cluster=2, link_rate=RATE, sizes=[0, 65536],
+                     repetitions=5, placement="cyclic", timeout=90, out=str(tmp_path / "cyclic"))
+    assert ex["live"]["mpirun"].endswith(" --map-by node " + str(hopbench_path())
+                                         + " exchange --sizes 0,65536 --repetitions 5")
+    assert ex["parameters"]["placement"] == "cyclic"
+    assert ex["live"]["node_of_rank"] == [0, 1, 0, 1]
+    names = ex["live"]["host_names"]
+    assert names[0] == names[2] != names[1] == names[3]
+    # The record is what a replay reads.
+    from hopsim.calibration.parsers import parse_file
+    ms = parse_file(str(tmp_path / "cyclic" / "result.json"))
+    assert {dict(m.replay)["placement"] for m in ms} == {"cyclic"}
+    # A rankfile: its own host names, mapped onto the emulated hosts in order of first
+    # appearance (alpha: host 0, beta: host 1), given to mpirun as a rankfile.
+    rankfile = tmp_path / "ranks"
+    rankfile.write_text("rank 0=alpha slot=0\nrank 1=beta slot=0\nrank 2=beta slot=1\n"
+                        "rank 3=alpha slot=1\n")
+    ex, _ = run_live("exchange", 4, emulate_cluster=2, link_rate=RATE, sizes=[0],
+                     repetitions=5, placement=str(rankfile), timeout=90)
+    assert " --rankfile " in ex["live"]["mpirun"]
+    assert ex["parameters"]["placement"] == ex["live"]["node_of_rank"] == [0, 1, 1, 0]
+    assert ex["ranks_per_node"] == 2
+    names = ex["live"]["host_names"]
+    assert names[0] == names[3] != names[1] == names[2]
+
+
+def _ranks_hosts(c, placement_args, ranks):
+    """Run hopbench's 0-byte exchange with mpirun's own placement flags on cluster c;
+    each rank's host index (from the hostname it reports)."""
+    from contextlib import ExitStack
+    from hopsim.calibration import live_result
+    from hopsim.calibration.live import _mpirun
+
+    cmd = ["mpirun", "-np", str(ranks), "--oversubscribe", "--mca", "mpi_yield_when_idle", "1",
+           *c.mpirun_args(), *placement_args, str(hopbench_path()), "exchange", "--sizes", "0",
+           "--repetitions", "2"]
+    with ExitStack() as stack:
+        stdout, _, _ = _mpirun(cmd, 90, stack)
+    hosts = live_result.parse_raw(stdout)["hosts"]
+    names = [name for name, _ in c.hosts]
+    return tuple(names.index(hosts[r]) for r in range(ranks))
+
+
+def test_open_mpi_places_ranks_as_hopsim_reads_its_files(clean_before_after, tmp_path):
+    # The same rankfile and hostfiles given to mpirun and to hopsim.placement: each rank's
+    # reported host is the node hopsim's map gives it (nodes numbered as the file first
+    # names them; host i of the cluster is address i).
+    from hopsim.placement import read
+
+    with cluster.EmulatedCluster(2, RATE) as c:
+        a0, a1 = c.addresses()
+        rankfile = tmp_path / "ranks"
+        rankfile.write_text(f"rank 0={a1} slot=0\nrank 1={a0} slot=0\nrank 2={a1} slot=1\n"
+                            f"rank 3={a1} slot=0-1\n")
+        hostfile = tmp_path / "hosts"
+        hostfile.write_text(f"{a0} slots=2\n{a1} slots=4\n")
+        mine = read(rankfile.read_text(), "ranks", 4)
+        assert mine.hosts == (a1, a0)
+        ran = _ranks_hosts(c, ["--hostfile", str(hostfile), "--rankfile", str(rankfile)], 4)
+        assert tuple(mine.hosts.index(c.addresses()[h]) for h in ran) == mine.node_map
+        # --map-by slot fills a0's 2 slots first; --map-by node spreads 5 ranks 2 + 3
+        # and ranks them round-robin (Open MPI 4.1's rmaps_rr_bynode).
+        for policy, flag in (("block", "slot"), ("cyclic", "node")):
+            expected = read(hostfile.read_text(), "hosts", 5, policy).node_map
+            assert _ranks_hosts(c, ["--hostfile", str(hostfile), "--map-by", flag], 5) == expected
+
+
 def _wait_for_namespaces(proc, seconds=30):
     deadline = time.time() + seconds
     while time.time() < deadline:

@@ -89,6 +89,22 @@ def test_imb_blocks_processes_and_layouts():
     assert {m.statistic for m in pp} == {"t_us", "mbytes_per_sec"}
 
 
+def test_imb_time_out_row_ends_the_block_without_a_measurement():
+    # IMB-MPI1 -time 1 on a 100 Mbit/s emulated link: it gave up at 32768 B (PingPong)
+    # and 131072 B (Exchange), printing 'time-out.' where the row would be.
+    pp = parse_file(DATA / "imb" / "IMB-MPI1-pingpong-timeout-np2-100mbit.txt")
+    assert sorted({m.size for m in pp}) == [0] + [2**k for k in range(15)]
+    ex = parse_file(DATA / "imb" / "IMB-MPI1-exchange-timeout-np2-100mbit.txt")
+    assert max(m.size for m in ex) == 65536 and {m.ranks for m in ex} == {2}
+    m = next(m for m in pp if m.size == 16384 and m.statistic == "t_us")
+    line = (DATA / "imb" / "IMB-MPI1-pingpong-timeout-np2-100mbit.txt").read_text().splitlines()[m.line - 1]
+    assert line.split()[:3] == ["16384", "388", str(m.value)]
+    # Anything else in a row's place is still an error, with its line.
+    text = (DATA / "imb" / "IMB-MPI1-pingpong-timeout-np2-100mbit.txt").read_text()
+    with pytest.raises(InputError, match="4 columns"):
+        parse_text(text.replace("time-out.;", "timed out;"), "x.txt")
+
+
 def test_imb_collective_layout():
     ms = parse_file(DATA / "imb" / "IMB-MPI1-allreduce-np4-shm.txt")
     assert {m.workload for m in ms} == {"allreduce"}

@@ -28,7 +28,7 @@ def test_pingpong_schema():
     doc = json.loads(r.to_json())
     check_top(doc, "pingpong", 2)
     assert doc["parameters"] == {"sizes": [0, 1024], "iterations": 5, "reception": "any-source",
-                                   "transport": "flow"}
+                                   "transport": "flow", "placement": "block"}
     assert list(doc["results"]) == ["rows"]
     assert [set(row) for row in doc["results"]["rows"]] == \
         [{"bytes", "latency_us", "bandwidth_mbytes_per_sec"}] * 2
@@ -65,7 +65,7 @@ def test_roundtrip_schema_and_per_rank_lists():
     assert doc["parameters"] == {"request_bytes": 4000, "reply_bytes": 4000, "exchanges": 20,
                                  "destinations": doc["parameters"]["destinations"],
                                  "overlay": "", "degree": 0, "reception": "any-source",
-                                 "transport": "flow"}
+                                 "transport": "flow", "placement": "block"}
 
 
 def test_routed_roundtrip_adds_hops_and_relays():

@@ -18,6 +18,7 @@ _ROW_STATS = {"pingpong": ("latency_us",), "exchange": ("t_min_us", "t_max_us", 
               "sendrecv": ("t_min_us", "t_max_us", "t_avg_us"), "pingping": ("t_us",),
               "bandwidth": ("bandwidth_mbytes_per_sec",)}
 _REPLAYED = ("destinations", "reception", "overlay", "degree")
+_POLICIES = ("block", "cyclic")
 _ROUNDTRIP_STATS = ("lc_average_of_averages_us", "ray_average_for_all_ranks_us",
                     "ray_standard_deviation_us")
 
@@ -51,17 +52,24 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
         raise fail(source, 1, "integer ranks and ranks_per_node and a results object")
     common = dict(tool="hopsim", workload=workload, ranks=ranks, ranks_per_node=rpn,
                   source=source, line=1, version=str(doc.get("platform", "")))
+    placed = _placement(doc, source, ranks)
     out = []
     try:
         if workload in _ROW_STATS:
+            # The run's own count (parameters), when the rows do not repeat it: a token
+            # bucket makes a replay with another count a different experiment.
+            params = doc.get("parameters") or {}
+            count = params.get("iterations", params.get("repetitions"))
+            count = count if isinstance(count, int) and count > 0 else None
             for row in res["rows"]:
                 for stat in _ROW_STATS[workload]:
                     # A bandwidth row says its window and timed windows.
                     replay = (("window", int(row["window"])),) if "window" in row else ()
+                    replay += placed
                     out.append(Measurement(size=int(row["bytes"]), statistic=stat,
                                            value=float(row[stat]), replay=replay,
                                            repetitions=row.get("repetitions",
-                                                               row.get("iterations")),
+                                                               row.get("iterations", count)),
                                            **common))
         elif workload == "roundtrip":
             params = doc.get("parameters") or {}
@@ -70,6 +78,7 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
                                   if k in _REPLAYED and v not in (None, "", 0)))
             if params and isinstance(doc.get("seed"), int):
                 replay += (("seed", doc["seed"]),)
+            replay += placed
             common["replay"] = replay
             for stat in _ROUNDTRIP_STATS:
                 if stat in res:
@@ -91,3 +100,18 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
     if not out:
         raise fail(source, 1, "at least one result row")
     return out
+
+
+def _placement(doc: dict, source: str, ranks: int) -> tuple:
+    """The placement the run recorded (parameters.placement: block, cyclic or the map),
+    as a replay pair; none for files from before placements were recorded (block)."""
+    value = (doc.get("parameters") or {}).get("placement")
+    if value is None:
+        return ()
+    if value in _POLICIES:
+        return (("placement", value),)
+    if (isinstance(value, list) and len(value) == ranks
+            and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in value)):
+        return (("placement", tuple(value)),)
+    raise fail(source, 1, f"parameters.placement block, cyclic or a list of {ranks} node indices",
+               str(value))

@@ -10,6 +10,10 @@
 PingPong and PingPing print one time column (t[usec]); the others t_min, t_max and
 t_avg over the ranks; Barrier has no #bytes column. Columns are read from each block's
 own header line, so a release that adds or drops one still parses.
+
+When a benchmark exceeds its time limit (-time X times the number of sizes), IMB prints
+'<bytes> time-out.; Time limit ...' in place of that size's row and measures no larger
+size of the block: that row is no measurement and is skipped.
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ _COLUMNS = {"#bytes": "bytes", "#repetitions": "repetitions", "t[usec]": "t_us",
             "mbytes/sec": "mbytes_per_sec", "msg/sec": "messages_per_sec"}
 # IMB benchmarks hopsim has a workload for.
 _WORKLOAD = {"PingPong": "pingpong", "Exchange": "exchange"}
+TIME_OUT = re.compile(r"^\d+\s+time-out\.")
 
 
 def detect(lines: list[str]) -> bool:
@@ -61,6 +66,8 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
             continue
         if columns is None:
             raise fail(source, i, f"the {name} column header (#bytes #repetitions ...)", text)
+        if TIME_OUT.match(stripped):
+            continue
         fields = stripped.split()
         if len(fields) != len(columns):
             raise fail(source, i, f"{len(columns)} columns ({' '.join(columns)})", text)

@@ -1,0 +1,89 @@
+"""After the structure is chosen: what the files determine, what they leave to --base, and
+the provenance of every number the joint fit touched.
+
+A parameter the files do not determine (calibration/joint.py: a flat Jacobian column or
+a relative standard error above SE_LIMIT) goes back to --base's value (without --base:
+to the closed-form value the joint fit started from), and the determined ones are fitted
+once more with it held.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..platforms.platform import Platform
+from .joint import SE_LIMIT, JointFit, fit_joint, key
+from .structure import StructureFit, mechanism_keys
+
+
+@dataclass
+class Determined:
+    fit: JointFit
+    lines: list[str]
+    provenance: dict[str, str]
+    fixed: dict[str, str]          # field -> why it was left where it is
+    evaluations: int = 0
+    seconds: float = 0.0           # wall time (stderr only: the report stays deterministic)
+
+
+def _se_text(se: float) -> str:
+    return "a flat Jacobian column (no case moves with it)" if math.isinf(se) else \
+        f"relative SE {100 * se:.0f}% > {100 * SE_LIMIT:.0f}%"
+
+
+def determine(sf: StructureFit, start: Platform, base: Platform | None, base_label: str | None,
+              start_provenance: dict, cap, max_nfev) -> Determined:
+    j = sf.fit
+    fixed: dict[str, str] = {}
+    # Hold what is not determined, refit the rest, and look again (a parameter that only
+    # traded off against a held one can be undetermined once that one is held).
+    while j.undetermined:
+        changes = {}
+        for f in j.undetermined:
+            if base is not None and float(getattr(base, f) or 0) > 0:
+                changes[f] = getattr(base, f)
+                fixed[f] = (f"not determined by these files ({_se_text(j.se_rel[f])}): left at "
+                            f"--base {base_label}: {getattr(base, f)}")
+            else:
+                changes[f] = getattr(start, f)
+                fixed[f] = (f"not determined by these files ({_se_text(j.se_rel[f])}): left at "
+                            f"the closed-form value {getattr(start, f)}"
+                            + ("" if base is None else f" (--base {base_label} has none)"))
+        held = j.platform.replace(**changes)
+        rest = [f for f in j.free if f not in fixed]
+        before = j
+        j = fit_joint(held, j.cases, rest, cap=cap, max_nfev=max_nfev)
+        j.evaluations += before.evaluations - (sf.fit.evaluations if before is sf.fit else 0)
+        j.seconds += before.seconds - (sf.fit.seconds if before is sf.fit else 0.0)
+        for f in fixed:
+            j.se_rel.setdefault(f, before.se_rel.get(f, math.inf))
+    files = sorted({c.file for c in j.cases})
+    prov = {}
+    how = (f"joint fit, every case simulated by the engine: {j.n} cases of {len(files)} file(s) "
+           f"({', '.join(files)}), log residuals weighted per file, scipy least_squares "
+           f"(soft_l1)")
+    evaluations = sf.evaluations + (j.evaluations if j is not sf.fit else 0)
+    lines = [f"joint fit: {j.n} cases of {len(files)} file(s), {evaluations} simulations of "
+             f"every case; median |error| on them "
+             f"{j.median_abs_error_pct():.1f}% (at most {cap} iterations per case)"]
+    lines.append("structure (BIC on the robust log residuals, lower is better):")
+    for d in sf.decisions:
+        lines.append("  " + d.line())
+        for k in mechanism_keys(d.mechanism):
+            prov[k] = d.provenance()
+    lines.append("parameters:")
+    for f in list(j.free) + list(fixed):
+        k = key(f)
+        v = getattr(j.platform, f)
+        if f in fixed:
+            prov[k] = (fixed[f] + f"; the closed form had: {start_provenance.get(k, 'none')}"
+                       + (f"; {prov[k]}" if k in prov else ""))
+            lines.append(f"  {k} = {v}    {fixed[f]}")
+        else:
+            se = j.se_rel.get(f, math.nan)
+            prov[k] = (f"{how}; value {v}, relative SE {100 * se:.1f}%; started from the closed "
+                       f"form: {start_provenance.get(k, getattr(start, f))}"
+                       + (f"; {prov[k]}" if k in prov else ""))
+            lines.append(f"  {k} = {v}    (relative SE {100 * se:.1f}%, determined)")
+    seconds = sf.seconds + (j.seconds if j is not sf.fit else 0.0)
+    return Determined(j, lines, prov, fixed, evaluations, seconds)

@@ -1,0 +1,273 @@
+"""Live runs of the real tools on three emulated rigs, for validation across rigs.
+
+    nice -n -15 python -m hopsim.calibration.rigs --out docs/validation/rigs \\
+        --tools DIR [--rigs A,B,C] [--trials 3] [--baseline]
+
+DIR holds the third-party binaries built from their public sources (IMB-MPI1,
+osu_latency, osu_bw, latency_checker; docs/validation/rigs/README.md says how);
+NPopenmpi comes from Debian's netpipe-openmpi (PATH). On each rig (one emulated
+cluster of 4 hosts, kept up for the rig's runs, named 'rigs...'), every case of CASES,
+`--trials` times, interleaved (trial 1 of every case, then trial 2, ...). Each run's raw
+output, the tool's own text (NetPIPE's -o file), goes to OUT/<rig>/<file> as CASES
+names it; OUT/<rig>/runs.json records the exact command, the load average before and
+after, the seconds taken and whether hopsim's parser reads the file. A file already
+there is kept (delete it to measure it again). With --baseline, OUT/README.md also gets
+the table of calibrate-on-2-hosts, validate-the-4-host-files (calibration/rigs_report.py).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError
+
+HOSTS = 4  # every rig's cluster; 2-host cases use its first two hosts
+
+
+@dataclass(frozen=True)
+class Rig:
+    name: str
+    link_rate: str  # tc syntax, or "none": no tbf
+    burst: int | None  # tbf burst in bytes (None: uncapped)
+    why: str
+
+
+# They differ in what the calibration has to decide: a rate a decade apart, a bucket
+# smaller than one 16 KiB message against one that holds a whole 1 MiB message, and no
+# tbf at all (only this machine's packet processing, shared by every host).
+RIGS = {
+    "A": Rig("A", "100mbit", 16384, "100 Mbit/s, a burst of 16 KiB (1.3 ms of traffic): "
+                                   "every message beyond a few packets runs at the tbf rate"),
+    "B": Rig("B", "1gbit", 1048576, "1 Gbit/s, a burst of 1 MiB (8.4 ms): a full bucket "
+                                    "passes a whole 1 MiB message at the veth's speed"),
+    "C": Rig("C", "none", None, "uncapped: no tbf; the hosts share this machine's 2 cores "
+                                "for packet processing"),
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    tool: str  # file name's tool part
+    fmt: str  # hopsim's parser
+    binary: str
+    hosts: int
+    per_host: int
+    placement: str  # block (Open MPI's ppr:K:node) or cyclic (--map-by node)
+    args: tuple[str, ...]
+
+    @property
+    def ranks(self) -> int:
+        return self.hosts * self.per_host
+
+    def file(self, trial: int) -> str:
+        place = "block" if self.placement == "block" else "node"
+        return f"{self.tool}-{self.hosts}x{self.per_host}-{place}-t{trial}.txt"
+
+
+# Sizes to 1 MiB (osu_bw to 128 KiB: its 64-message windows are 8 MiB there, 0.7 s each
+# at 100 Mbit/s). IMB: at most 200 repetitions and 10 MB per size (-iter 200,10: 10
+# repetitions of 1 MiB; `-time 1` made IMB give up mid-table, tests/data/imb/*timeout*);
+# -npmin runs only the full communicator.
+LC_ARGS = ("-message-size", "4000", "-exchanges", "300")
+CASES = (
+    Case("imb-pingpong", "imb", "IMB-MPI1", 2, 1, "block", ("PingPong", "-msglog", "0:20", "-iter", "200,10")),
+    Case("imb-exchange", "imb", "IMB-MPI1", 2, 1, "block",
+         ("Exchange", "-npmin", "2", "-msglog", "0:20", "-iter", "200,10")),
+    Case("osu_latency", "osu", "osu_latency", 2, 1, "block", ("-m", "0:1048576", "-i", "50", "-x", "5")),
+    Case("osu_bw", "osu", "osu_bw", 2, 1, "block", ("-m", "1:131072", "-i", "20", "-x", "2")),
+    Case("latency_checker", "latency_checker", "latency_checker", 2, 1, "block", LC_ARGS),
+    Case("netpipe", "netpipe", "NPopenmpi", 2, 1, "block", ("-u", "1048576")),
+    Case("imb-exchange", "imb", "IMB-MPI1", 4, 1, "block",
+         ("Exchange", "-npmin", "4", "-msglog", "0:20", "-iter", "200,10")),
+    Case("imb-exchange", "imb", "IMB-MPI1", 4, 2, "block",
+         ("Exchange", "-npmin", "8", "-msglog", "0:20", "-iter", "200,10")),
+    Case("imb-exchange", "imb", "IMB-MPI1", 4, 2, "cyclic",
+         ("Exchange", "-npmin", "8", "-msglog", "0:20", "-iter", "200,10")),
+    Case("latency_checker", "latency_checker", "latency_checker", 4, 1, "block", LC_ARGS),
+    Case("latency_checker", "latency_checker", "latency_checker", 4, 2, "block", LC_ARGS),
+    Case("latency_checker", "latency_checker", "latency_checker", 4, 2, "cyclic", LC_ARGS),
+)
+
+
+def mpirun_command(case: Case, cluster_args: list[str], hostfile: str, binary: str,
+                   np_out: str | None = None) -> list[str]:
+    """Every rank yields its core while it waits (mpi_yield_when_idle): 8 busy-polling
+    ranks on 2 cores would measure the scheduler, and a spinning rank at nice -15
+    starves the kernel's packet processing (docs/validation.md)."""
+    mapping = f"ppr:{case.per_host}:node" if case.placement == "block" else "node"
+    cmd = ["mpirun", "-np", str(case.ranks), *cluster_args, "--mca", "mpi_yield_when_idle", "1",
+           "--hostfile", hostfile, "--map-by", mapping, binary, *case.args]
+    if case.fmt == "netpipe":
+        cmd += ["-o", np_out]
+    return cmd
+
+
+def find_binaries(tools_dir: Path) -> dict[str, str]:
+    found = {}
+    for name in sorted({c.binary for c in CASES}):
+        path = tools_dir / name
+        if path.is_file() and os.access(path, os.X_OK):
+            found[name] = str(path.resolve())
+        elif shutil.which(name):
+            found[name] = shutil.which(name)
+        else:
+            raise InputError(f"--tools: {name} is neither in {tools_dir} nor on PATH")
+    return found
+
+
+def _hostfile(cluster, hosts: int, slots: int) -> str:
+    path = cluster.dir / f"hostfile-{hosts}x{slots}"
+    path.write_text("".join(f"{addr} slots={slots}\n" for _, addr in cluster.hosts[:hosts]))
+    return str(path)
+
+
+def _kill_group(proc) -> None:
+    """mpirun and everything it started on this side (its session)."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    if os.geteuid() == 0:
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    return env
+
+
+def placement_check(cluster, out: Path) -> None:
+    """Where Open MPI put each rank of the 4x2 cases, both placements: the evidence
+    that --map-by node is round-robin."""
+    lines = []
+    for placement in ("block", "cyclic"):
+        case = Case("check", "", "sh", HOSTS, 2, placement, ())
+        cmd = mpirun_command(case, cluster.mpirun_args(), _hostfile(cluster, HOSTS, 2), "sh")
+        cmd += ["-c", 'echo "rank $OMPI_COMM_WORLD_RANK on $(hostname)"']
+        p = subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=60)
+        lines.append(f"# {placement}: {shlex.join(cmd)}")
+        lines += sorted(p.stdout.splitlines(), key=lambda l: int(l.split()[1]) if l.split()[1:2]
+                        and l.split()[1].isdigit() else -1)
+    (out / "placement-check.txt").write_text("\n".join(lines) + "\n")
+
+
+def run_case(case: Case, trial: int, cluster, binaries, out: Path, timeout: float) -> dict:
+    from .parsers import parse_text
+
+    target = out / case.file(trial)
+    np_out = str(cluster.dir / "np.out")
+    cmd = mpirun_command(case, cluster.mpirun_args(), _hostfile(cluster, case.hosts, case.per_host),
+                         binaries[case.binary], np_out)
+    cmd[0] = shutil.which("mpirun") or "mpirun"
+    if os.path.exists(np_out):
+        os.unlink(np_out)
+    load = os.getloadavg()
+    start = time.time()
+    status, stdout, stderr = None, "", ""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=_env(), start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+        status = proc.returncode
+    except subprocess.TimeoutExpired:
+        stderr = f"timeout after {timeout:g} s"
+    finally:
+        _kill_group(proc)
+    seconds = time.time() - start
+    text = Path(np_out).read_text() if case.fmt == "netpipe" and os.path.exists(np_out) else stdout
+    entry = {"file": target.name, "trial": trial, "command": shlex.join(cmd),
+             "load_before": [round(x, 2) for x in load],
+             "load_after": [round(x, 2) for x in os.getloadavg()],
+             "seconds": round(seconds, 1), "status": status,
+             "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start))}
+    if status == 0 and text.strip():
+        target.write_text(text)
+        try:
+            entry["parsed"] = len(parse_text(text, target.name, case.fmt))
+        except InputError as e:
+            entry["parse_error"] = str(e)
+    else:
+        entry["stderr_tail"] = stderr.strip()[-600:]
+    return entry
+
+
+def measure(rig: Rig, out: Path, binaries, trials: int, timeout: float, log=sys.stderr) -> list[dict]:
+    from .cluster import EmulatedCluster
+
+    out.mkdir(parents=True, exist_ok=True)
+    runs_path = out / "runs.json"
+    runs = json.loads(runs_path.read_text()) if runs_path.is_file() else []
+    todo = [(t, c) for t in range(1, trials + 1) for c in CASES if not (out / c.file(t)).is_file()]
+    if not todo:
+        return runs
+    with EmulatedCluster(HOSTS, rig.link_rate, rig.burst, prefix="rigs") as cluster:
+        log.write(f"rig {rig.name}: cluster {cluster.tag}, {rig.link_rate}, burst {rig.burst}\n")
+        placement_check(cluster, out)
+        for trial, case in todo:
+            entry = run_case(case, trial, cluster, binaries, out, timeout)
+            runs = [r for r in runs if r["file"] != entry["file"]] + [entry]
+            runs_path.write_text(json.dumps(runs, indent=1) + "\n")
+            log.write(f"[{entry['started_utc']} load {entry['load_before'][0]:.2f}] {rig.name} "
+                      f"{entry['file']}: status {entry['status']}, {entry['seconds']} s"
+                      f"{', PARSE ERROR ' + entry['parse_error'] if 'parse_error' in entry else ''}\n")
+            log.flush()
+    return runs
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m hopsim.calibration.rigs",
+                                 description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True, metavar="DIR")
+    ap.add_argument("--tools", default=".", metavar="DIR",
+                    help="folder of IMB-MPI1, osu_latency, osu_bw, latency_checker (default: "
+                         "the current folder, then PATH)")
+    ap.add_argument("--rigs", default="A,B,C", help="which rigs (default A,B,C)")
+    ap.add_argument("--trials", type=int, default=3)
+    ap.add_argument("--timeout", type=float, default=300, metavar="S", help="per run (default 300)")
+    ap.add_argument("--baseline", action="store_true",
+                    help="then calibrate on each rig's 2-host files, validate its 4-host files "
+                         "and write OUT/README.md")
+    ap.add_argument("--no-measure", action="store_true", help="only the baseline and README")
+    args = ap.parse_args(argv)
+    # Ctrl-C and kill both tear the cluster down (a background shell ignores SIGINT).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        names = [n.strip() for n in args.rigs.split(",") if n.strip()]
+        if not names or any(n not in RIGS for n in names):
+            raise InputError(f"--rigs: expected names among {','.join(RIGS)}, got {args.rigs!r}")
+        if args.trials < 1:
+            raise InputError(f"--trials: expected at least 1, got {args.trials}")
+        out = Path(args.out)
+        if not args.no_measure:
+            binaries = find_binaries(Path(args.tools))
+            for name in names:
+                measure(RIGS[name], out / name, binaries, args.trials, args.timeout)
+        if args.baseline:
+            from .rigs_report import write_report
+            write_report(out, [RIGS[n] for n in names], args.trials)
+    except InputError as e:
+        sys.stderr.write(f"rigs: {e}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,248 @@
+"""The baseline of the rigs campaign and its README: calibrate on each rig's 2-host files
+with `hopsim calibrate`, validate its 4-host files with `hopsim validate`, one median
+absolute error per file; and OUT/README.md listing every file with its command and load.
+
+Called by `python -m hopsim.calibration.rigs --baseline` (calibration/rigs.py).
+"""
+from __future__ import annotations
+
+import json
+import shlex
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from ..errors import InputError
+from .rigs import CASES, Rig
+
+# The intra-node path of the 2-per-host cases is not seen by 2-host runs: as in the
+# demonstration (calibration/demo.py), it comes from --base, the fit of the shared-memory
+# osu_latency kept in tests/data.
+SHM_FILE = Path("tests/data/osu/osu_latency-7.4-shm.txt")
+
+
+def _hopsim(*args) -> list[str]:
+    return [sys.executable, "-m", "hopsim", *map(str, args)]
+
+
+def _run(cmd: list[str]) -> subprocess.CompletedProcess:
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise InputError(f"{shlex.join(cmd[2:])} failed: {p.stderr.strip()[-300:]}")
+    return p
+
+
+def _show(cmd: list[str]) -> str:
+    """The command as a user types it (hopsim on PATH)."""
+    return "hopsim " + shlex.join(cmd[3:])
+
+
+LARGE = 65536  # from here a message is many packets on every rig: rate-bound, not latency-bound
+
+
+def _median(values):
+    return round(statistics.median(values), 1) if values else None
+
+
+def files_of(out: Path, hosts: int, trials: int) -> list[tuple[object, Path]]:
+    return [(c, out / c.file(t)) for t in range(1, trials + 1) for c in CASES
+            if c.hosts == hosts and (out / c.file(t)).is_file()]
+
+
+def baseline(root: Path, rig: Rig, trials: int) -> dict:
+    """Fit on the rig's 2-host files, validate every file; per-file median |error|."""
+    out = root / rig.name
+    done = out / "baseline.json"
+    data = [f for _, f in files_of(out, 2, trials) + files_of(out, 4, trials)]
+    if done.is_file() and all(f.stat().st_mtime < done.stat().st_mtime for f in data):
+        return json.loads(done.read_text())  # no file changed since: delete it to redo
+    base = root / "base-shm.toml"
+    commands = []
+    if not base.is_file():
+        if not SHM_FILE.is_file():
+            raise InputError(f"{SHM_FILE} not found: run from hopsim's source folder")
+        cmd = _hopsim("calibrate", SHM_FILE, "--ranks-per-node", 2, "--base", "two-nodes",
+                      "--nodes", 4, "--out", base)
+        _run(cmd)
+    commands.append(_show(_hopsim("calibrate", SHM_FILE, "--ranks-per-node", 2, "--base",
+                                  "two-nodes", "--nodes", 4, "--out", base)))
+    fit_files = [p for _, p in files_of(out, 2, trials)]
+    fit = out / "baseline-fit.toml"
+    cmd = _hopsim("calibrate", *fit_files, "--base", base, "--nodes", 4, "--out", fit)
+    p = _run(cmd)
+    (out / "baseline-fit.txt").write_text(p.stdout)
+    commands.append(_show(cmd))
+    text = fit.read_text()
+    if text.count('transport = "flow"') != 1:
+        raise InputError(f"{fit}: expected one 'transport = \"flow\"' line to vary")
+    fit_queue = out / "baseline-fit-queue.toml"
+    fit_queue.write_text(text.replace('transport = "flow"', 'transport = "queue"'))
+    commands.append(f"(baseline-fit-queue.toml: baseline-fit.toml with transport = \"queue\" under [network])")
+    rows = []
+    # The 4-host files only: validating the fitted files themselves costs minutes (NetPIPE's
+    # and IMB's own repetition counts on a token bucket) and predicts nothing.
+    for hosts in (4,):
+        for per_host in (1, 2):
+            group = [(c, f) for c, f in files_of(out, hosts, trials) if c.per_host == per_host]
+            if not group:
+                continue
+            cmd = _hopsim("validate", "--platform", fit, "--nodes", 4, "--ranks-per-node", per_host,
+                          *[f for _, f in group], "--json")
+            report = json.loads(_run(cmd).stdout)
+            commands.append(_show(cmd))
+            # The same with the other transport (issue 16, part 6: which becomes the default).
+            cmd = _hopsim("validate", "--platform", fit_queue, "--nodes", 4, "--ranks-per-node",
+                          per_host, *[f for _, f in group], "--json")
+            queue = json.loads(_run(cmd).stdout)
+            commands.append(_show(cmd))
+            for case, f in group:
+                q = [abs(c["error_pct"]) for c in queue["cases"] if Path(c["file"]).name == f.name]
+                mine = [c for c in report["cases"] if Path(c["file"]).name == f.name]
+                errs = [abs(c["error_pct"]) for c in mine]
+                large = [abs(c["error_pct"]) for c in mine if c["bytes"] >= LARGE]
+                rows.append({"file": f.name, "hosts": hosts, "per_host": per_host,
+                             "placement": case.placement,
+                             "cases": len(errs),
+                             "median_abs_error_pct": _median(errs),
+                             "max_abs_error_pct": round(max(errs), 1) if errs else None,
+                             "median_abs_error_pct_from_64KiB": _median(large),
+                             "median_abs_error_pct_queue": _median(q),
+                             "per_case": [{k: c[k] for k in ("workload", "ranks", "bytes", "measured_us",
+                                                             "simulated_us", "error_pct")} for c in mine]})
+    predicted = [r["median_abs_error_pct"] for r in rows if r["median_abs_error_pct"] is not None]
+    result = {"rig": rig.name, "commands": commands, "fitted_on": [f.name for f in fit_files],
+              "median_over_predicted_files_pct": _median(predicted),
+              "median_over_predicted_files_pct_queue": _median(
+                  [r["median_abs_error_pct_queue"] for r in rows if r["median_abs_error_pct_queue"] is not None]),
+              "median_over_imb_files_from_64KiB_pct": _median(
+                  [r["median_abs_error_pct_from_64KiB"] for r in rows
+                   if r["median_abs_error_pct_from_64KiB"] is not None]),
+              "files": rows}
+    done.write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
+def _fmt(x, digits=1) -> str:
+    return "" if x is None else f"{x:.{digits}f}"
+
+
+def key_figures(out: Path, trials: int) -> list[tuple[str, str, str]]:
+    """A few figures per case, median over the trials (min..max): what a reader checks
+    first. (label, median, range)."""
+    from .parsers import parse_file
+
+    wanted = [("imb-pingpong", 2, 1, "block", "t_us", 0, "IMB PingPong t, 0 B (us)"),
+              ("imb-pingpong", 2, 1, "block", "t_us", 1048576, "IMB PingPong t, 1 MiB (us)"),
+              ("osu_latency", 2, 1, "block", "latency_us", 1, "osu_latency, 1 B (us)"),
+              ("osu_bw", 2, 1, "block", "bandwidth_mbytes_per_sec", 131072, "osu_bw, 128 KiB (MB/s)"),
+              ("netpipe", 2, 1, "block", "latency_us", 1048576, "NetPIPE, 1 MiB (us)")]
+    for hosts, per_host, placement in ((2, 1, "block"), (4, 1, "block"), (4, 2, "block"), (4, 2, "cyclic")):
+        wanted.append(("imb-exchange", hosts, per_host, placement, "t_avg_us", 1048576,
+                       f"IMB Exchange {hosts}x{per_host} {placement}, 1 MiB t_avg (us)"))
+    for hosts, per_host, placement in ((2, 1, "block"), (4, 1, "block"), (4, 2, "block"), (4, 2, "cyclic")):
+        wanted.append(("latency_checker", hosts, per_host, placement, "lc_average_of_averages_us", 4000,
+                       f"latency_checker {hosts}x{per_host} {placement}, 4000 B (us)"))
+    rows = []
+    for tool, hosts, per_host, placement, stat, size, label in wanted:
+        case = next(c for c in CASES if (c.tool, c.hosts, c.per_host, c.placement) ==
+                    (tool, hosts, per_host, placement))
+        values = []
+        for t in range(1, trials + 1):
+            f = out / case.file(t)
+            if f.is_file():
+                values += [m.value for m in parse_file(f) if m.statistic == stat and m.size == size
+                           and m.rank is None][:1]
+        if values:
+            rows.append((label, _fmt(statistics.median(values)),
+                         f"{_fmt(min(values))}..{_fmt(max(values))} ({len(values)})"))
+    return rows
+
+
+def _read_back(path: Path) -> str:
+    """What `hopsim validate` reads of the file: the format it detects, the values."""
+    from .parsers import detect_format, parse_file
+
+    try:
+        return f"{len(parse_file(path))} ({detect_format(path.read_text())})"
+    except InputError as e:
+        return f"parser error: {e}"
+
+
+def _rest_of(command: str, common: str) -> str:
+    return command.replace(common, "…", 1) if common else command
+
+
+def _common(commands: list[str]) -> str:
+    """The rig's cluster arguments, the same in every command: from --mca plm_rsh_agent
+    to --bind-to none."""
+    if not commands:
+        return ""
+    words = shlex.split(commands[0])
+    try:
+        start, end = words.index("--mca"), words.index("--bind-to") + 2
+    except ValueError:
+        return ""
+    return shlex.join(words[start:end])
+
+
+MARKER = "<!-- generated below by python -m hopsim.calibration.rigs --baseline; edit above -->"
+
+
+def write_report(root: Path, rigs: list[Rig], trials: int) -> None:
+    """OUT/README.md: the rigs, the baseline per rig, every file with its command and load.
+    What stands above MARKER in an existing README (the prose) is kept."""
+    readme = root / "README.md"
+    head = readme.read_text().split(MARKER)[0].rstrip() if readme.is_file() else \
+        "# Validation across rigs: the real tools on three emulated clusters"
+    lines = [head, "", MARKER, ""]
+    lines += ["## Rigs", "", "| rig | link rate (tbf) | burst | why |", "|---|---|---|---|"]
+    for rig in rigs:
+        lines.append(f"| {rig.name} | {rig.link_rate if rig.burst else 'none (no tbf)'} | "
+                     f"{f'{rig.burst} B' if rig.burst else '-'} | {rig.why} |")
+    lines.append("")
+    for rig in rigs:
+        out = root / rig.name
+        runs = json.loads((out / "runs.json").read_text()) if (out / "runs.json").is_file() else []
+        result = baseline(root, rig, trials)
+        lines += [f"## Rig {rig.name}: {rig.why}", "", "Key figures (median of the trials, range, count):", "",
+                  "| figure | median | min..max (trials) |", "|---|---|---|"]
+        lines += [f"| {a} | {b} | {c} |" for a, b, c in key_figures(out, trials)]
+        lines += ["", f"Baseline: main's `hopsim calibrate` on the {len(result['fitted_on'])} "
+                  f"2-host files, `hopsim validate` of each 4-host file (per-file median and worst "
+                  f"absolute error over its cases). Median over the predicted files: "
+                  f"**{_fmt(result['median_over_predicted_files_pct'])}%**; over the IMB files' "
+                  f"sizes from 64 KiB (rate-bound): "
+                  f"**{_fmt(result.get('median_over_imb_files_from_64KiB_pct'))}%**; with "
+                  f"`transport = \"queue\"` instead of the fit's `flow`: "
+                  f"**{_fmt(result.get('median_over_predicted_files_pct_queue'))}%**.", "",
+                  "| file | cases | median abs error % | worst % | median abs error % from 64 KiB | "
+                  "median abs error %, transport queue |",
+                  "|---|---|---|---|---|---|"]
+        for r in sorted(result["files"], key=lambda r: r["file"]):
+            note = " (replayed block-wise)" if r["placement"] == "cyclic" else ""
+            lines.append(f"| {r['file']}{note} | {r['cases']} | "
+                         f"{_fmt(r['median_abs_error_pct'])} | {_fmt(r['max_abs_error_pct'])} | "
+                         f"{_fmt(r.get('median_abs_error_pct_from_64KiB')) or '-'} | "
+                         f"{_fmt(r.get('median_abs_error_pct_queue'))} |")
+        lines += ["", "Every case's measured and simulated time is in `baseline.json`; the "
+                      "fit's own report in `baseline-fit.txt`."]
+        lines += ["", "Commands (from the repository root):", ""]
+        lines += [f"    {c}" for c in result["commands"]]
+        clusters = list(dict.fromkeys(_common([run["command"]]) for run in runs))
+        lines += ["", "Runs: `…` in each command stands for the cluster's arguments below (its "
+                      "rsh agent and subnet; the agent and the hostfiles are made afresh by each "
+                      "campaign in a temporary folder). The load is the 1, 5 and 15-minute "
+                      "average before the run; values parsed: what hopsim's parsers read of the "
+                      "file, with the format they detect (as `hopsim validate` does).", ""]
+        lines += [f"    {c}" for c in clusters]
+        lines += ["", "| file | started (UTC) | load before | s | values parsed | command |",
+                  "|---|---|---|---|---|---|"]
+        for r in sorted(runs, key=lambda r: r["started_utc"]):
+            parsed = _read_back(out / r["file"]) if (out / r["file"]).is_file() else \
+                r.get("parse_error", f"failed: {r.get('stderr_tail', '')[:80]}")
+            lines.append(f"| {r['file']} | {r['started_utc'][11:19]} | "
+                         f"{' '.join(f'{x:.2f}' for x in r['load_before'])} | {r['seconds']} | {parsed} | "
+                         f"`{_rest_of(r['command'], _common([r['command']]))}` |")
+        lines.append("")
+    readme.write_text("\n".join(lines).rstrip() + "\n")

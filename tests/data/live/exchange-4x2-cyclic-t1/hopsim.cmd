@@ -1,0 +1,1 @@
+hopsim live --emulate-cluster 2 --link-rate 200mbit --workload exchange --ranks 4 --ranks-per-node 2 --sizes 0,1024,16384,65536,262144 --repetitions 20 --placement cyclic --out tests/data/live/exchange-4x2-cyclic-t1   # 2026-11-25 03:57 UTC, load average 12 on 2 cores (shared with four other sessions)

@@ -1,0 +1,46 @@
+"""The presets produced by `hopsim calibrate` from published figures (platforms/regenerate.py)."""
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+
+import pytest
+
+from hopsim import platforms, simulate
+from hopsim.platforms.regenerate import GCE_VCPUS, PRESETS
+
+# The published table (docs/platforms.md, ../shared/reference/platforms.md), typed again
+# here rather than read from platforms/data, so that a file edited there is caught.
+GCE_PUBLISHED = {
+    "n1-standard-1": (183.12, 172.57, 169.90), "n1-standard-2": (192.27, 202.51, 196.20),
+    "n1-standard-4": (169.97, 170.96, 177.03), "n1-highcpu-2": (176.34, 210.81, 192.04),
+    "n1-highcpu-4": (205.00, 176.11, 159.95), "n1-highmem-2": (176.80, 177.73, 189.72),
+    "n1-highmem-4": (173.78, 175.94, 185.85),
+}
+
+
+def test_shipped_presets_are_what_calibrate_produces():
+    p = subprocess.run([sys.executable, "-m", "hopsim.platforms.regenerate", "--check"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_every_instance_type_has_a_preset():
+    assert set(PRESETS) == {f"gce-{k}" for k in GCE_PUBLISHED}
+    assert set(PRESETS) <= set(platforms.list_presets())
+
+
+@pytest.mark.parametrize("kind", sorted(GCE_PUBLISHED))
+def test_gce_preset_reproduces_the_published_trials(kind):
+    p = platforms.load(f"gce-{kind}")
+    assert p.cores == GCE_VCPUS[kind] and p.nodes == 2
+    assert p.provenance["network.latency_us"].startswith("joint fit")
+    # A new pair of instances per trial is a new run: one noise draw per seed.
+    runs = [simulate(p, "pingpong", ranks=2, sizes=[0], iterations=10, seed=s)
+            .results["rows"][0]["latency_us"] for s in range(1, 41)]
+    published = GCE_PUBLISHED[kind]
+    # The runs differ (the trials' spread is carried, not only their mean) ...
+    assert statistics.pstdev(runs) > 0
+    # ... and their median lies within the published trials' range.
+    assert min(published) <= statistics.median(runs) <= max(published)

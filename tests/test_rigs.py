@@ -1,0 +1,138 @@
+"""The rigs campaign (calibration/rigs.py) and the emulated cluster's uncapped links and
+name prefix (calibration/cluster.py). The live part needs root and namespaces."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from hopsim.calibration import cluster, rigs
+from hopsim.errors import InputError
+
+
+def test_none_is_an_uncapped_link_and_rates_still_parse():
+    assert cluster.rate_bits("none") is None
+    assert cluster.rate_bits("NONE") is None
+    assert cluster.rate_bits("100mbit") == 100e6
+    assert cluster.rate_bits("25mbps") == 200e6  # tc's mbps is bytes
+    with pytest.raises(InputError, match="or none"):
+        cluster.rate_bits("uncapped")
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"link_rate": "none", "burst": 16384}, "no tbf burst"),
+    ({"link_rate": "1gbit", "prefix": "rigs-x"}, "prefix"),
+    ({"link_rate": "1gbit", "prefix": "toolong"}, "prefix"),
+])
+def test_bad_cluster_options_are_refused_before_anything_is_built(kwargs, fragment):
+    with pytest.raises(InputError, match=fragment):
+        cluster.EmulatedCluster(2, **kwargs)
+
+
+def test_block_and_cyclic_map_ranks_as_open_mpi_spells_them():
+    block = next(c for c in rigs.CASES if c.hosts == 4 and c.per_host == 2 and c.placement == "block")
+    cyclic = next(c for c in rigs.CASES if c.hosts == 4 and c.per_host == 2 and c.placement == "cyclic")
+    cmd = rigs.mpirun_command(block, ["--x"], "HF", "/bin/tool")
+    assert cmd[:3] == ["mpirun", "-np", "8"]
+    assert cmd[cmd.index("--map-by") + 1] == "ppr:2:node"
+    assert cmd[cmd.index("--hostfile") + 1] == "HF"
+    assert ["--mca", "mpi_yield_when_idle", "1"] == cmd[cmd.index("mpi_yield_when_idle") - 1:][:3]
+    cyc = rigs.mpirun_command(cyclic, [], "HF", "/bin/tool")
+    assert cyc[cyc.index("--map-by") + 1] == "node"
+    assert cyc[cyc.index("/bin/tool") + 1:] == list(cyclic.args)
+    assert block.file(3) == "imb-exchange-4x2-block-t3.txt"
+    assert cyclic.file(1) == "imb-exchange-4x2-node-t1.txt"
+
+
+def test_netpipe_writes_its_own_file_and_the_campaign_covers_the_issue():
+    np_case = next(c for c in rigs.CASES if c.fmt == "netpipe")
+    assert rigs.mpirun_command(np_case, [], "HF", "NP", "/tmp/np.out")[-2:] == ["-o", "/tmp/np.out"]
+    names = {c.file(1) for c in rigs.CASES}
+    # 2 hosts: six tools; 4 hosts: IMB Exchange and latency_checker at 1 per host and at
+    # 2 per host in both placements.
+    assert len(names) == len(rigs.CASES) == 12
+    for tool in ("imb-exchange", "latency_checker"):
+        assert {f"{tool}-4x1-block-t1.txt", f"{tool}-4x2-block-t1.txt",
+                f"{tool}-4x2-node-t1.txt"} <= names
+    assert {"imb-pingpong-2x1-block-t1.txt", "osu_latency-2x1-block-t1.txt",
+            "osu_bw-2x1-block-t1.txt", "netpipe-2x1-block-t1.txt",
+            "latency_checker-2x1-block-t1.txt", "imb-exchange-2x1-block-t1.txt"} <= names
+
+
+def test_bad_rig_name_is_one_line_exit_2(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "hopsim.calibration.rigs", "--out", str(tmp_path / "o"),
+                        "--rigs", "A,Z"], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.count("\n") == 1 and "--rigs" in p.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def _namespaces_work() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root"
+    if not all(shutil.which(t) for t in ("ip", "tc", "unshare")):
+        return "needs ip, tc and unshare"
+    probe = f"rigsprobe{os.getpid()}"
+    p = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    return None if p.returncode == 0 else f"cannot create network namespaces: {p.stderr.strip()}"
+
+
+live = pytest.mark.skipif(_namespaces_work() is not None, reason=str(_namespaces_work()))
+
+
+def _qdisc(ns, dev):
+    return subprocess.run(["ip", "netns", "exec", ns, "tc", "-j", "qdisc", "show", "dev", dev],
+                          capture_output=True, text=True, check=True).stdout
+
+
+@live
+def test_uncapped_cluster_has_no_tbf_and_a_capped_one_has_the_given_burst():
+    with cluster.EmulatedCluster(2, "none", prefix="rigst") as c:
+        assert c.tag.startswith("rigst") and all(n.startswith("rigst") for n in c.namespaces)
+        assert c.burst is None
+        kinds = [q["kind"] for q in json.loads(_qdisc(c.namespaces[0], f"{c.tag}i0"))]
+        assert "tbf" not in kinds
+        tag = c.tag
+    assert cluster.our_names(tag) == {"namespaces": [], "links": []}
+    with cluster.EmulatedCluster(1, "100mbit", 16384, prefix="rigst") as c:
+        (tbf,) = [q for q in json.loads(_qdisc(c.namespaces[0], f"{c.tag}i0")) if q["kind"] == "tbf"]
+        # tc reports the rate in bytes per second: 100 Mbit/s = 12.5e6 B/s.
+        assert tbf["options"]["rate"] == 12_500_000
+        # The kernel keeps the burst as a time in its clock ticks: it reads back rounded
+        # (16375 here), never the default burst of 125000 B (10 ms at 100 Mbit/s).
+        assert abs(tbf["options"]["burst"] - 16384) < 100
+        tag = c.tag
+    assert cluster.our_names(tag) == {"namespaces": [], "links": []}
+
+
+@live
+def test_live_cli_refuses_a_burst_on_an_uncapped_link_in_one_line():
+    p = subprocess.run([sys.executable, "-m", "hopsim", "live", "--emulate-cluster", "2",
+                        "--link-rate", "none", "--burst", "20000", "--workload", "pingpong",
+                        "--ranks", "2"], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.count("\n") == 1 and "no tbf burst" in p.stderr
+
+
+def test_readme_shortening_of_a_recorded_command_is_exact():
+    from pathlib import Path
+    from hopsim.calibration import rigs_report
+
+    runs = json.loads((Path(__file__).parents[1] / "docs/validation/rigs/A/runs.json").read_text())
+    for r in runs:
+        common = rigs_report._common([r["command"]])
+        assert common.startswith("--mca plm_rsh_agent /tmp/rigs") and common.endswith("--bind-to none")
+        short = rigs_report._rest_of(r["command"], common)
+        assert short.count("…") == 1 and short.replace("…", common) == r["command"]
+
+
+def test_a_missing_tool_is_one_line_exit_2_and_nothing_is_made(tmp_path):
+    env = dict(os.environ, PATH=str(tmp_path))  # no IMB-MPI1, NPopenmpi, ... anywhere
+    p = subprocess.run([sys.executable, "-m", "hopsim.calibration.rigs", "--out", str(tmp_path / "o"),
+                        "--tools", str(tmp_path)], capture_output=True, text=True, env=env)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.count("\n") == 1 and "is neither in" in p.stderr
+    assert not (tmp_path / "o").exists()
