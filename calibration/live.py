@@ -246,10 +246,7 @@ def _hostfile_hosts(hostfile: str, work) -> list[str]:
     """The hosts of a real cluster's hostfile, in its order (node i is host i)."""
     from ..placement import read
 
-    try:
-        text = Path(hostfile).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"--hostfile: cannot read {hostfile}: {e}") from None
+    text = bounds.read_text(hostfile, "--hostfile")  # regular, at most 1 MiB
     hosts = read(text, hostfile, 1).hosts
     if work.nodes_used > len(hosts):
         raise InputError(f"--ranks: the placement uses {work.nodes_used} hosts; --hostfile "
