@@ -119,7 +119,7 @@ def add_calibrate(sub):
     joint.add_argument("--leave-one-out", action="store_true",
                        help="fit on all FILES but one, predict that one, for each file in turn; "
                             "print the table, then fit on all (default: off)")
-    joint.add_argument("--fit-iterations", type=_positive, metavar="N",
+    joint.add_argument("--fit-iterations", type=bounds.flag("fit_iterations"), metavar="N",
                        help="iterations (repetitions, round trips per rank) per case at most "
                             "while fitting jointly (default: the joint fit's budget, 300)")
 
