@@ -54,9 +54,6 @@ def _add_simulate(sub):
     p.add_argument("--transport", choices=("flow", "queue"),
                    help="what moves the bytes: SimGrid's fair-sharing flow model or per-link "
                         "FIFO queues (default: the platform's network.transport; docs/model.md)")
-    p.add_argument("--nodes", type=int, metavar="N",
-                   help="number of nodes of the platform, e.g. 256 for 4096 ranks at 16 per "
-                        "node on a 64-node preset (default: the platform's nodes.count)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object (docs/workloads.md) instead of the tool's text")
 
@@ -69,12 +66,7 @@ def _run_simulate(args) -> int:
     for k in ("reception", "transport", "nodes"):
         if getattr(args, k) is not None:
             params[k] = getattr(args, k)
-    platform = args.platform
-    if args.nodes is not None:
-        from . import bounds, platforms
-        bounds.check("nodes.count", args.nodes, "--nodes")
-        platform = platforms.load(platform).replace(nodes=args.nodes)
-    result = simulate(platform, args.workload, ranks=args.ranks,
+    result = simulate(args.platform, args.workload, ranks=args.ranks,
                       ranks_per_node=args.ranks_per_node, seed=args.seed, **params)
     sys.stdout.write(result.to_json() + "\n" if args.json else text(result))
     return 0
