@@ -260,7 +260,7 @@ def _write_hostfile(scratch: Path, hosts: list[str], slots: int) -> Path:
     return path
 
 
-def _mpirun(cmd: list[str], timeout: float, stack: ExitStack, reaper) -> tuple[str, str, float]:
+def _mpirun(cmd: list[str], timeout: float, stack: ExitStack, reaper=None) -> tuple[str, str, float]:
     from ..reaper import die_with_parent
 
     env = dict(os.environ)
@@ -269,9 +269,10 @@ def _mpirun(cmd: list[str], timeout: float, stack: ExitStack, reaper) -> tuple[s
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env, start_new_session=True, preexec_fn=die_with_parent)
-    reaper.group(proc.pid)
+    if reaper is not None:  # hopsim.reaper kills the group if hopsim itself is killed
+        reaper.group(proc.pid)
+        stack.callback(reaper.forget_group, proc.pid)
     # Whatever ends this block, mpirun's process group goes first (then the cluster).
-    stack.callback(reaper.forget_group, proc.pid)
     stack.callback(_kill_group, proc)
     try:
         stdout, stderr = proc.communicate(timeout=timeout)

@@ -130,7 +130,8 @@ def test_version_show_and_closed_stdout(tmp_path):
     assert p.returncode == 0 and p.stdout.startswith("hopsim 0.")
     p = hopsim("platforms", "show", "two-nodes")
     assert p.returncode == 0, p.stderr
-    preset = (Path(outputs.__file__).parent / "platforms" / "presets" / "two-nodes.toml").read_text()
+    from hopsim.platforms import PRESET_DIR
+    preset = (PRESET_DIR / "two-nodes.toml").read_text()
     assert preset in p.stdout  # the whole file, comments and [provenance] included
     assert "# values hash " in p.stdout and "# | [provenance]" in p.stdout
     refused(hopsim("platforms", "show", "no-such-preset"), "unknown platform")
