@@ -31,7 +31,9 @@ _TOOL_BINARY = {"netpipe": "NPopenmpi", "imb": "IMB-MPI1", "osu": "osu_latency",
 _OSU_BINARY = {"pingpong": "osu_latency", "bandwidth": "osu_bw"}
 # IMB-MPI1's benchmark of each workload.
 _IMB_BENCHMARK = {"pingpong": "PingPong", "exchange": "Exchange", "pingping": "PingPing",
-                  "sendrecv": "Sendrecv"}
+                  "sendrecv": "Sendrecv", "alltoall": "Alltoall", "allreduce": "Allreduce",
+                  "allgather": "Allgather", "bcast": "Bcast", "reduce": "Reduce",
+                  "barrier": "Barrier"}
 # Workloads each third-party tool measures.
 _TOOL_WORKLOADS = {"hopbench": ("pingpong", "roundtrip", "exchange"), "netpipe": ("pingpong",),
                    "osu": tuple(_OSU_BINARY), "imb": tuple(_IMB_BENCHMARK),
@@ -126,6 +128,9 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         raise InputError("--placement: placing ranks on hosts needs --hostfile or --emulate-cluster")
     if workload not in _TOOL_WORKLOADS[tool]:
         raise InputError(f"--tool {tool} measures {', '.join(_TOOL_WORKLOADS[tool])}, not {workload}")
+    if work.algorithm:
+        # A live Open MPI picks its own collective algorithms (coll/tuned's rules).
+        raise InputError("--algorithm applies to simulate: a live run uses Open MPI's own choice")
     if reception not in (None, "any-source", "round-robin"):
         raise InputError(f"reception: must be any-source or round-robin, got {reception!r}")
     if tool != "hopbench" and (work.overlay or reception == "round-robin"):

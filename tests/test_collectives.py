@@ -355,3 +355,13 @@ def test_a_scenario_sweeps_algorithms(tmp_path):
     assert [r["algorithm"] for r in rows] == ["linear", "pairwise"]
     # linear: one step, 7 messages sharing each link; pairwise: 7 steps of a latency each.
     assert rows[1]["t_max_us"] > rows[0]["t_max_us"]
+
+
+def test_live_imb_runs_the_collective_benchmarks():
+    from hopsim.calibration import live
+    from hopsim.workload import make_workload
+
+    args = live.tool_arguments("imb", make_workload("allreduce", 4, sizes=[4, 1024]), None)
+    assert args == ["Allreduce", "-npmin", "4", "-msglog", "0:10"]
+    with pytest.raises(InputError, match="--algorithm applies to simulate"):
+        live.run_live("alltoall", 2, tool="imb", algorithm="pairwise")
