@@ -10,7 +10,7 @@ import pytest
 from hopsim import platforms, simulate
 from hopsim.platforms.regenerate import GCE_VCPUS, PRESETS
 
-# The published table (docs/platforms.md, ../shared/reference/platforms.md), typed again
+# The published table (the GCE presets in docs/platforms.md), typed again
 # here rather than read from platforms/data, so that a file edited there is caught.
 GCE_PUBLISHED = {
     "n1-standard-1": (183.12, 172.57, 169.90), "n1-standard-2": (192.27, 202.51, 196.20),
