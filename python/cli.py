@@ -66,6 +66,9 @@ def _run_simulate(args) -> int:
     for k in ("reception", "transport", "nodes"):
         if getattr(args, k) is not None:
             params[k] = getattr(args, k)
+    if args.nodes is not None:
+        from . import bounds
+        bounds.check("nodes.count", args.nodes, "--nodes")
     result = simulate(args.platform, args.workload, ranks=args.ranks,
                       ranks_per_node=args.ranks_per_node, seed=args.seed, **params)
     sys.stdout.write(result.to_json() + "\n" if args.json else text(result))
@@ -202,8 +205,13 @@ def build_parser(argv: list[str]):
                "calibrate": calibration_cli.run_calibrate}
     from .calibration import live, smpi
     runners.update(live=live.add_parser(sub), smpi=smpi.add_parser(sub))
-    from .topologies import advise_cli
-    runners["advise"] = advise_cli.add_parser(sub)
+    # hopsim.topologies (networkx, matplotlib) is imported only when advise runs.
+    if argv[:1] == ["advise"]:
+        from .topologies import advise_cli
+        runners["advise"] = advise_cli.add_parser(sub)
+    else:
+        sub.add_parser("advise", help="recommend a routing overlay for N ranks on a platform",
+                       add_help=False)
     return parser, runners
 
 

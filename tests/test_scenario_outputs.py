@@ -86,10 +86,10 @@ def test_an_engine_rejection_mid_scenario_writes_nothing(tmp_path):
 def test_an_unwritable_output_is_an_input_error_and_leaves_no_temporary(tmp_path, outcome):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    with pytest.raises(InputError, match="cannot create the folder"):
+    with pytest.raises(InputError, match="is not a folder"):
         scenarios.write_outputs(outcome, blocker / "out")
     target = tmp_path / "out"
     (target / "results.csv").mkdir(parents=True)  # a folder where the file must go
-    with pytest.raises(InputError, match="cannot write results"):
+    with pytest.raises(InputError, match="exists and is a folder"):
         scenarios.write_outputs(outcome, target)
     assert sorted(p.name for p in target.iterdir()) == ["results.csv"]
