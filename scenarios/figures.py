@@ -49,9 +49,9 @@ def check_path(path: str | os.PathLike) -> Path:
     parent = p.absolute().parent
     if not parent.is_dir():
         raise InputError(f"--plot {p}: folder {parent} does not exist")
-    from .runner import probe_writable
+    from ..outputs import _probe
 
-    probe_writable(parent, f"--plot {p}")
+    _probe(parent, "--plot", p)
     return p
 
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -193,17 +191,6 @@ def check_out(out_dir: str | Path, plot=None) -> Path:
         transaction.file(plot, "--plot", ".png")
     transaction.abort()
     return Path(out_dir)
-
-
-def probe_writable(folder: Path, flag: str) -> None:
-    """InputError unless a file can be created in folder (os.access says yes to root on
-    read-only file systems such as /proc, so a file is created and removed)."""
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".hopsim-probe-")
-    except OSError as e:
-        raise InputError(f"{flag}: cannot create files in {folder}: {e.strerror}") from None
-    os.close(fd)
-    os.unlink(tmp)
 
 
 def write_outputs(outcome: Outcome, out_dir: str | Path, plot=None) -> list[Path]:
