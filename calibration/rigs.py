@@ -95,6 +95,11 @@ CASES = (
     Case("latency_checker", "latency_checker", "latency_checker", 4, 1, "block", LC_ARGS),
     Case("latency_checker", "latency_checker", "latency_checker", 4, 2, "block", LC_ARGS),
     Case("latency_checker", "latency_checker", "latency_checker", 4, 2, "cyclic", LC_ARGS),
+    # Collectives (issue 19): the 2-host files calibrate the reduction's cost, the 4-host
+    # ones are predicted. Open MPI's own algorithm choice (coll/tuned's fixed rules).
+    *(Case(f"imb-{coll.lower()}", "imb", "IMB-MPI1", hosts, per_host, "block",
+           (coll, "-npmin", str(hosts * per_host), "-msglog", "0:20", "-iter", "200,10"))
+      for coll in ("Alltoall", "Allreduce") for hosts, per_host in ((2, 1), (4, 1), (4, 2))),
 )
 
 
