@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from .rigs import CASES, Rig
+from .rigs_noise import noise_floor
 
 # The intra-node path of the 2-per-host cases is not seen by 2-host runs: as in the
 # demonstration (calibration/demo.py), it comes from --base, the fit of the shared-memory
@@ -110,11 +111,16 @@ def baseline(root: Path, rig: Rig, trials: int) -> dict:
                              "median_abs_error_pct_queue": _median(q),
                              "per_case": [{k: c[k] for k in ("workload", "ranks", "bytes", "measured_us",
                                                              "simulated_us", "error_pct")} for c in mine]})
+    floors = noise_floor(rows)
+    for r in rows:
+        r["noise_floor_pct"] = floors[r["file"]]
     predicted = [r["median_abs_error_pct"] for r in rows if r["median_abs_error_pct"] is not None]
     result = {"rig": rig.name, "commands": commands, "fitted_on": [f.name for f in fit_files],
               "median_over_predicted_files_pct": _median(predicted),
               "median_over_predicted_files_pct_queue": _median(
                   [r["median_abs_error_pct_queue"] for r in rows if r["median_abs_error_pct_queue"] is not None]),
+              "median_noise_floor_pct": _median(
+                  [r["noise_floor_pct"] for r in rows if r["noise_floor_pct"] is not None]),
               "median_over_imb_files_from_64KiB_pct": _median(
                   [r["median_abs_error_pct_from_64KiB"] for r in rows
                    if r["median_abs_error_pct_from_64KiB"] is not None]),
@@ -215,16 +221,19 @@ def write_report(root: Path, rigs: list[Rig], trials: int) -> None:
                   f"sizes from 64 KiB (rate-bound): "
                   f"**{_fmt(result.get('median_over_imb_files_from_64KiB_pct'))}%**; with "
                   f"`transport = \"queue\"` instead of the fit's `flow`: "
-                  f"**{_fmt(result.get('median_over_predicted_files_pct_queue'))}%**.", "",
+                  f"**{_fmt(result.get('median_over_predicted_files_pct_queue'))}%**. The noise "
+                  f"floor (each file against the median of the other trials of its case, measured "
+                  f"against measured: rigs_noise.py): **{_fmt(result.get('median_noise_floor_pct'))}%**.", "",
                   "| file | cases | median abs error % | worst % | median abs error % from 64 KiB | "
-                  "median abs error %, transport queue |",
-                  "|---|---|---|---|---|---|"]
+                  "median abs error %, transport queue | noise floor % |",
+                  "|---|---|---|---|---|---|---|"]
         for r in sorted(result["files"], key=lambda r: r["file"]):
             note = " (replayed block-wise)" if r["placement"] == "cyclic" else ""
             lines.append(f"| {r['file']}{note} | {r['cases']} | "
                          f"{_fmt(r['median_abs_error_pct'])} | {_fmt(r['max_abs_error_pct'])} | "
                          f"{_fmt(r.get('median_abs_error_pct_from_64KiB')) or '-'} | "
-                         f"{_fmt(r.get('median_abs_error_pct_queue'))} |")
+                         f"{_fmt(r.get('median_abs_error_pct_queue'))} | "
+                         f"{_fmt(r.get('noise_floor_pct')) or '-'} |")
         lines += ["", "Every case's measured and simulated time is in `baseline.json`; the "
                       "fit's own report in `baseline-fit.txt`."]
         lines += ["", "Commands (from the repository root):", ""]
