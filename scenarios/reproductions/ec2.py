@@ -137,13 +137,12 @@ def run(study) -> None:
         "independent min us"],
         seed_rows, "The tool's seeding against one stream per rank (latency_checker's "
                    "statistic, same runs otherwise)")
-    whatif = _whatif(study, plat, sizes)
     study.figure("ec2", _figure(curve, plat), (
         "hopsim's latency_checker statistic (the tool's, with its cut and zeros), the mean "
         "of all round trips without the cut, the NIC-sharing floor 2L + 2ks/R, and the two "
         "published figures"))
     _explain(study, plat, rows, seed_rows, roles)
-    _explain_whatif(study, plat, rows, whatif)
+    _explain_whatif(study, plat, rows, _whatif(study, plat, sizes))
     study.command(["hopsim", "simulate", "--platform", PRESET, "--workload", "roundtrip",
                    "--ranks", "320", "--ranks-per-node", "32", "--exchanges",
                    str(CURVE_EXCHANGES), "--destinations", "shared"])
@@ -191,8 +190,8 @@ def _explain_whatif(study, plat, rows, whatif):
                      f"cut reaches {last[2]:.0f} us ({sum(p[3] for p in pts)} rank reports "
                      f"of 0); its 10-rank value is {pts[0][1]:.0f} us")
     study.text(
-        "**What the cut does when round trips reach it (measured, table `whatif`).** The "
-        "preset cannot show it, so the same runs are repeated with a per-message NIC "
+        "**What the cut does when round trips reach it** (measured: table `whatif` and "
+        "the figure above). The preset cannot show it, so the same runs are repeated with a per-message NIC "
         "service time c added (a virtualised NIC's per-packet work, the kind of "
         "per-instance cost the 20-rank figure asks for; not fitted to anything): "
         + "; ".join(parts) + ". Once the typical round trip passes "

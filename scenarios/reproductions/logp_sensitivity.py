@@ -149,9 +149,9 @@ def run(study) -> None:
         curves[(w, n)] = times
         for p in PARAMETERS:
             sd = [t / times[p][0] for t in times[p]]
-            for a, t, s in zip(added, times[p], sd):
+            for a, t, x in zip(added, times[p], sd):
                 points.append([w, n, p, MAPPING[p][0], a, key_value(vary(baseline, p, a), p),
-                               t, s])
+                               t, x])
             f = fit(added, sd)
             first, last = step_slopes(added, times[p])
             slopes.append({"workload": w, "ranks": n, "parameter": p, **f,
@@ -163,26 +163,27 @@ def run(study) -> None:
                        f"({baseline.bandwidth_gbps:g} Gbit/s)", MAPPING[p][1]]
                  for p in PARAMETERS],
                 f"LogGP's parameters as hopsim's platform keys, baseline {BASELINE}")
+    study.table("slopes", [
+        "workload", "ranks", "parameter", "slope (slowdown per us)",
+        "time slope (us per us)", "first step (us per us)", "last step (us per us)",
+        "hand count (us per us)", "intercept", "R^2", "max residual % of span",
+        f"linear (R^2 >= {LINEAR_R2}, residual <= {LINEAR_RESIDUAL_PCT:g}% of span)",
+        f"slowdown at +{added[-1]} us"],
+        [[r["workload"], r["ranks"], r["parameter"], r["slope"], r["time_slope"], r["first"],
+          r["last"], HAND_COUNT[(r["workload"], r["parameter"])], r["intercept"], r["r2"],
+          r["max_residual_pct"], "yes" if r["linear"] else "no", r["top"]] for r in slopes],
+        "Least-squares line through each parameter's slowdowns (scipy.stats.linregress); "
+        "the time slope is the slope times the baseline time")
+    study.figure("slowdowns", _figure(curves, added, ranks_list),
+                 "Slowdown against the added time per message, one parameter at a time")
+    _findings(study, slopes, ranks_list, added)
     study.table("points", [
         "workload", "ranks", "parameter", "key", "added us per message", "key value",
         "time us", "slowdown"], points,
         f"Every point: time per round trip (roundtrip, mean without cut-off) or per "
         f"repetition (exchange, t_max), {MESSAGE_BYTES} B messages, one rank per node, "
         f"{TRANSPORT} transport; slowdown = time / baseline time")
-    study.table("slopes", [
-        "workload", "ranks", "parameter", "slope (slowdown per us)",
-        "time slope (us per us)", "first step (us per us)", "last step (us per us)",
-        "hand count (us per us)", "intercept", "R^2", "max residual % of span", f"linear (R^2 >= {LINEAR_R2}, residual <= {LINEAR_RESIDUAL_PCT:g}% of span)",
-        f"slowdown at +{added[-1]} us"],
-        [[r["workload"], r["ranks"], r["parameter"], r["slope"], r["time_slope"], r["first"],
-          r["last"], HAND_COUNT[(r["workload"], r["parameter"])], r["intercept"], r["r2"],
-          r["max_residual_pct"], "yes" if r["linear"] else "no", r["top"]] for r in slopes],
-        "Least-squares line through each parameter's slowdowns (scipy.stats."
-                "linregress); the time slope is the slope times the baseline time")
-    study.figure("slowdowns", _figure(curves, added, ranks_list),
-                 "Slowdown against the added time per message, one parameter at a time")
     _transport_check(study, baseline, ranks_list[0], added, exchanges, reps)
-    _findings(study, slopes, ranks_list, added)
     study.command(["hopsim", "simulate", "--platform", BASELINE, "--workload", "exchange",
                    "--ranks", "4096", "--nodes", "4096", "--sizes", str(MESSAGE_BYTES),
                    "--repetitions", str(REPETITIONS), "--transport", TRANSPORT])
@@ -230,7 +231,8 @@ def _intro(study, baseline, ranks_list, added, exchanges, reps):
         f"request and reply, {exchanges} round trips per rank, one destination stream per "
         f"rank so that no start-up convergence dominates) and IMB Exchange ({MESSAGE_BYTES} "
         f"bytes, {reps} repetitions), on {', '.join(map(str, ranks_list))} ranks, one rank per "
-        f"node as in LogP. Baseline `{BASELINE}`: {baseline.summary()}. Each parameter "
+        f"node as in LogP. Baseline `{BASELINE}`: {baseline.summary()}, widened to one "
+        f"node per rank (`nodes.count` = ranks). Each parameter "
         f"is raised by {', '.join(map(str, added[1:]))} us per message ({MESSAGE_BYTES}-byte "
         "message for G) above the baseline, the others held; the slowdown is the time "
         "against the baseline's. These patterns do nothing but communicate, so their "
