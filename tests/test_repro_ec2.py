@@ -12,6 +12,7 @@ import pytest
 from hopsim import platforms
 from hopsim._engine import statistics
 from hopsim.scenarios.reproductions import ec2
+from test_report_browser import CHROMIUM, _probe  # the headless-chromium probe
 
 
 def _hopsim(*args, cwd=None):
@@ -125,3 +126,17 @@ def test_the_same_seed_gives_the_same_files_and_another_seed_other_numbers(quick
     for f in ("ec2.csv", "seeding.csv", "results.json", "report.html", "ec2.png"):
         assert (quick_runs["a"] / f).read_bytes() == (quick_runs["b"] / f).read_bytes(), f
     assert (quick_runs["a"] / "ec2.csv").read_bytes() != (quick_runs["c"] / "ec2.csv").read_bytes()
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_a_reader_sees_the_comparison_the_cut_and_both_figures(quick_runs, tmp_path):
+    seen = _probe(quick_runs["a"] / "report.html", tmp_path)
+    assert seen["title"].startswith("EC2 cc2.8xlarge 2013")
+    text = seen["text"]
+    assert "313.96" in text and "-22." in text and "not a prediction" in text
+    assert "mean without the cut us" in text and "NIC cost c us (what-if)" in text
+    assert "hopsim run ec2 --seed 3 --quick" in text
+    assert len(seen["imgs"]) == 2
+    for img in seen["imgs"]:
+        assert img["complete"] and img["w"] > 0 and img["h"] > 0, img
+    assert seen["fetched"] == []

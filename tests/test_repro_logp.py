@@ -12,6 +12,7 @@ import pytest
 
 from hopsim import platforms
 from hopsim.scenarios.reproductions import logp_sensitivity as logp
+from test_report_browser import CHROMIUM, _probe  # the headless-chromium probe
 
 TWO = platforms.load("two-nodes")    # 10 us, 1 Gbit/s = 125 bytes/us, no host costs
 
@@ -132,3 +133,16 @@ def test_the_same_seed_gives_the_same_files_and_another_seed_other_round_trips(q
     assert [r for r in a if r[0] == "roundtrip"] != [r for r in c if r[0] == "roundtrip"]
     # IMB Exchange draws nothing: the seed leaves it alone.
     assert [r for r in a if r[0] == "exchange"] == [r for r in c if r[0] == "exchange"]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_a_reader_sees_the_mapping_the_slopes_and_the_figure(quick_runs, tmp_path):
+    seen = _probe(quick_runs["a"] / "report.html", tmp_path)
+    assert seen["title"].startswith("LogGP sensitivity")
+    text = seen["text"]
+    assert "host.send_overhead_us + host.recv_overhead_us" in text
+    assert "time slope (us per us)" in text and "Beside the paper" in text
+    assert len(seen["imgs"]) == 1
+    img = seen["imgs"][0]
+    assert img["complete"] and img["w"] > 0 and img["h"] > 0
+    assert seen["fetched"] == []
