@@ -71,6 +71,8 @@ def test_a_figure_cited_by_provenance_is_fitted_not_predicted():
     assert ec2.fitted_to(plat, 313.960899) is None
     rounded = _lab().replace(provenance={"host.pass_us": "fitted to 313.96 us at 20 ranks"})
     assert ec2.fitted_to(rounded, 313.960899) == "host.pass_us"
+    checked = _lab().replace(provenance={"host.pass_us": "not fitted: 313.96 us is the check"})
+    assert ec2.fitted_to(checked, 313.960899) is None
 
 
 def _rows(path):

@@ -49,9 +49,12 @@ def exchanges_for(per_instance: int, quick: bool) -> int:
 
 def fitted_to(plat, value: float) -> str | None:
     """The platform key whose provenance cites the published figure (it was fitted to
-    it, so hopsim's value there is not a prediction), or None."""
+    it, so hopsim's value there is not a prediction), or None. An entry that cites it
+    as a check ("not fitted") does not count."""
     spellings = {repr(value), f"{value:g}", f"{value:.2f}", f"{value:.1f}"}
     for key, text in sorted(plat.provenance.items()):
+        if "not fitted" in text.lower():
+            continue
         if any(s in text for s in spellings):
             return key
     return None
