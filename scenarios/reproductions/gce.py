@@ -109,8 +109,6 @@ def run(study) -> None:
 
 
 def _figure(series):
-    import matplotlib
-    matplotlib.use("Agg")
     from matplotlib.figure import Figure
     fig = Figure(figsize=(9, 4.5))
     ax = fig.add_subplot()
