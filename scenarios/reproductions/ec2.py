@@ -323,9 +323,7 @@ def _explain(study, plat, rows, seed_rows, roles):
 
 
 def _whatif_figure(whatif, plat):
-    import matplotlib
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure   # no pyplot: no backend switch, nothing global
     fig = Figure(figsize=(8, 4.5))
     ax = fig.add_subplot()
     for (c, pts), color in zip(whatif.items(), ("tab:blue", "tab:orange", "tab:green")):
@@ -345,9 +343,7 @@ def _whatif_figure(whatif, plat):
 
 
 def _figure(curve, plat):
-    import matplotlib
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure   # no pyplot: no backend switch, nothing global
     fig = Figure(figsize=(8, 4.5))
     ax = fig.add_subplot()
     x = [c[0] for c in curve]

@@ -312,9 +312,7 @@ def _findings(study, slopes, ranks_list, added):
 
 
 def _figure(curves, added, ranks_list):
-    import matplotlib
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure   # no pyplot: no backend switch, nothing global
     fig = Figure(figsize=(4 * len(ranks_list), 7))
     axes = fig.subplots(len(WORKLOADS), len(ranks_list), squeeze=False)
     for i, w in enumerate(WORKLOADS):
