@@ -190,13 +190,15 @@ def _explain_whatif(study, plat, rows, whatif):
                 f"at {last[0]} ranks" if last[1] < peak[1] else
                 f"rises to {last[1]:.0f} us at {last[0]} ranks")
         parts.append(f"with c = {c:g} us the statistic {turn} while the mean without the "
-                     f"cut reaches {last[2]:.0f} us ({sum(p[3] for p in pts)} rank reports "
-                     f"of 0); its 10-rank value is {pts[0][1]:.0f} us")
+                     f"cut reaches {last[2]:.0f} us (ranks reporting 0: "
+                     f"{sum(p[3] for p in pts)}); its 10-rank value is {pts[0][1]:.0f} us "
+                     f"and its 20-rank value {pts[1][1] - pts[0][1]:+.0f} us from it")
     study.text(
         "**What the cut does when round trips reach it** (measured: table `whatif` and "
         "the figure above). The preset cannot show it, so the same runs are repeated with a per-message NIC "
-        "service time c added (a virtualised NIC's per-packet work, the kind of "
-        "per-instance cost the 20-rank figure asks for; not fitted to anything): "
+        "service time c added (a virtualised NIC's per-packet work; fitted to nothing, "
+        "the published 10-to-20-rank step being "
+        f"{PUBLISHED_US[2] - PUBLISHED_US[1]:+.0f} us): "
         + "; ".join(parts) + ". Once the typical round trip passes "
         f"{CUT_US} us, each rank's kept mean is the mean of its fast round trips only, "
         "and the more of them are cut the lower that mean can be: the statistic bends "
