@@ -11,7 +11,8 @@ case "$job" in run|test) ;; *) echo "usage: bash bootstrap.sh {run|test}" >&2; e
 
 apt_packages=(build-essential cmake ninja-build pkg-config libsimgrid-dev libgtest-dev
               python3 python3-venv python3-dev libboost-dev
-              openmpi-bin libopenmpi-dev netpipe-openmpi iproute2)
+              openmpi-bin libopenmpi-dev netpipe-openmpi iproute2
+              chromium)  # chromium: tests render report.html headless (tests/test_report_browser.py)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -80,11 +80,21 @@ def _add_run(sub):
                        description="Run every point of a scenario, print one table and write "
                                    "results.json and results.csv into --out.")
     p.add_argument("scenario", nargs="?", metavar="SCENARIO",
-                   help="a scenario TOML file, or the name of a packaged scenario (default, "
+                   help="a scenario TOML file, the name of a reproduction of a published "
+                        "study (hopsim run --list), or of a packaged scenario (default, "
                         "overlays, degree_sweep); default: the packaged default scenario")
-    p.add_argument("--out", default="out", metavar="DIR",
-                   help="folder for results.json and results.csv, created if missing "
-                        "(default ./out)")
+    p.add_argument("--out", metavar="DIR",
+                   help="folder for results.json and results.csv (a reproduction adds its "
+                        "CSV tables, PNG figures and report.html), created if missing "
+                        "(default ./out; for a reproduction ./reproduction-NAME)")
+    p.add_argument("--list", action="store_true",
+                   help="list the reproductions of published studies and exit")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="a reproduction's random seed, 0..2^63-1 (default 1); the same seed "
+                        "writes byte-identical files")
+    p.add_argument("--quick", action="store_true",
+                   help="a reproduction's smaller version (fewer ranks and points; same code "
+                        "path), as the tests run it")
     p.add_argument("--plot", metavar="FILE.png",
                    help="also draw the scenario's figure (overlay comparisons and degree "
                         "sweeps) into this PNG file (default: no figure)")

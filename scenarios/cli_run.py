@@ -30,7 +30,37 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
+def _is_file_like(text: str) -> bool:
+    from pathlib import Path
+    return Path(text).is_file() or "/" in text or text.endswith(".toml")
+
+
 def run(args) -> int:
+    if getattr(args, "list", False):
+        from . import reproductions
+        if args.scenario is not None:
+            raise InputError(f"--list: lists every reproduction; give it alone, not with "
+                             f"{args.scenario!r}")
+        sys.stdout.write(reproductions.listing())
+        sys.stdout.write(f"(packaged scenarios: {', '.join(scenarios.list_packaged())}; "
+                         f"or a scenario TOML file)\n")
+        return 0
+    if args.scenario and not _is_file_like(args.scenario):
+        from . import reproductions
+        if reproductions.find(args.scenario) is not None:
+            from .study import run_reproduction
+            return run_reproduction(args)
+        if args.scenario not in scenarios.list_packaged():
+            raise InputError(f"{args.scenario}: not a scenario file, a reproduction "
+                             f"({', '.join(reproductions.names())}) or a packaged scenario "
+                             f"({', '.join(scenarios.list_packaged())})")
+    for flag, value in (("--seed", getattr(args, "seed", None)),
+                        ("--quick", getattr(args, "quick", False) or None)):
+        if value is not None:
+            raise InputError(f"{flag}: applies to reproductions only (hopsim run --list); "
+                             f"a scenario file sets its seeds itself")
+    if args.out is None:
+        args.out = "out"
     if args.jobs is not None and not 1 <= args.jobs <= MAX_JOBS:
         raise InputError(f"--jobs: must be 1 to {MAX_JOBS} worker processes, got {args.jobs}")
     if args.dask is not None and args.jobs is not None:

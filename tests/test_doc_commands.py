@@ -181,6 +181,11 @@ def test_the_reference_pages_examples_are_collected():
     assert {"workloads.md", "overlays.md", "platforms.md", "live.md"} <= pages, pages
 
 
+def _reproduction(word: str) -> bool:
+    from hopsim.scenarios import reproductions
+    return "--quick" != word and reproductions.find(word) is not None
+
+
 @pytest.mark.parametrize("page, command", COMMANDS, ids=[c for _, c in COMMANDS])
 def test_documented_command_runs(page, command, tmp_path):
     words = shlex.split(command)
@@ -196,6 +201,8 @@ def test_documented_command_runs(page, command, tmp_path):
         command, extra = REDUCED[command]
         files.update(extra)
         words = shlex.split(command)
+    if words[1:2] == ["run"] and len(words) > 2 and _reproduction(words[2]):
+        words.append("--quick")   # a reproduction's documented run, in its test-sized form
     for i, w in enumerate(words[:-1]):
         if w in _FEWER and int(words[i + 1]) > int(_FEWER[w]):
             words[i + 1] = _FEWER[w]
