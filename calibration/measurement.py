@@ -12,6 +12,13 @@ from .. import bounds
 from ..errors import InputError
 
 
+# latency_checker's and Ray's statistics are whole microseconds (gettimeofday differences)
+# where a rank's round trips to itself take under one, and a rank that kept no round trip
+# reports 0 (workloads.md): both tools print 0 legitimately.
+WHOLE_US_STATISTICS = frozenset({"lc_mode_us", "lc_mean_us", "lc_average_of_averages_us",
+                                 "ray_mode_us", "ray_mean_us", "ray_average_for_all_ranks_us"})
+
+
 @dataclass(frozen=True)
 class Measurement:
     """One value of one statistic for one case.
@@ -56,7 +63,10 @@ class Measurement:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             bad(f"{self.statistic}: a finite number", v)
         spread = "deviation" in self.statistic or self.statistic.endswith("_sd_us")
-        if self.statistic.endswith("_us") and not spread:
+        if self.statistic in WHOLE_US_STATISTICS:
+            if v < 0:  # 0 is real here: a round trip to itself, or a rank that kept none
+                bad(f"{self.statistic}: a time >= 0 us", v)
+        elif self.statistic.endswith("_us") and not spread:
             if v <= 0:  # a message takes time: 0.00 is a tool's rounding of nothing real
                 bad(f"{self.statistic}: a time > 0 us", v)
         elif v < 0:

@@ -46,7 +46,8 @@ def test_real_file_is_detected_as_its_tool_and_parses(path):
         assert m.source == str(path)
         assert 1 <= m.line <= len(text.splitlines())
         assert math.isfinite(m.value) and m.value >= 0
-        if m.statistic.endswith("_us") and "deviation" not in m.statistic:
+        whole_us = m.statistic.startswith(("lc_", "ray_"))  # the tools print 0 legitimately
+        if m.statistic.endswith("_us") and "deviation" not in m.statistic and not whole_us:
             assert m.value > 0  # a time: Measurement refuses 0 and below
 
 
@@ -273,3 +274,22 @@ def test_a_measurement_is_a_positive_time_or_a_nonnegative_value(statistic, valu
     else:
         with pytest.raises(InputError, match=f"^f.txt:3: {statistic}: "):
             make()
+
+
+def test_latency_checker_mode_of_zero_is_the_tools_own_value():
+    # A real 8-rank run (tests/data/latency_checker/lc-np8-mode0-rigB.txt.cmd): rank 6's
+    # most frequent round trip went to itself and took under a microsecond.
+    ms = parse_file(DATA / "latency_checker" / "lc-np8-mode0-rigB.txt")
+    modes = {m.rank: m.value for m in ms if m.statistic == "lc_mode_us"}
+    assert modes[6] == 0 and modes[7] == 4 and len(modes) == 8
+    (avg,) = [m.value for m in ms if m.statistic == "lc_average_of_averages_us"]
+    assert avg == 202.474601
+
+
+def test_latency_checker_negative_mode_is_refused(tmp_path):
+    text = (DATA / "latency_checker" / "lc-np8-mode0-rigB.txt").read_text()
+    bad = tmp_path / "lc.txt"
+    bad.write_text(text.replace("mode roundtrip latency: 0 microseconds",
+                                "mode roundtrip latency: -1 microseconds"))
+    with pytest.raises(InputError, match=r"lc\.txt:7: lc_mode_us: a time >= 0 us, got -1"):
+        parse_file(bad)

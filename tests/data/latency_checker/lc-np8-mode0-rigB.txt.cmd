@@ -1,0 +1,3 @@
+# made on 2026-11-25T07:38:47Z Open MPI v4.1.4, 2 cores, rig B of docs/validation/rigs-still (4 emulated hosts, 1 Gbit/s tbf, 1 MiB burst), load average 10.88 16.05 17.66
+# rank 6 reports a mode of 0 us: its most frequent round trip was to itself, under a microsecond
+/usr/bin/mpirun -np 8 --mca plm_rsh_agent /tmp/rigsb75e64-mbba__19/rsh-agent --mca routed direct --mca btl tcp,vader,self --mca btl_tcp_if_include 10.208.15.0/24 --mca oob_tcp_if_include 10.208.15.0/24 --bind-to none --mca mpi_yield_when_idle 1 --hostfile /tmp/rigsb75e64-mbba__19/hostfile-4x2 --map-by ppr:2:node /tmp/scratch-rigs/lc/latency_checker -message-size 4000 -exchanges 300
