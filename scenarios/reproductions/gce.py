@@ -105,7 +105,7 @@ def run(study) -> None:
         "than any change to the model.")
     study.command(["python", "-m", "hopsim.platforms.regenerate", "--check"])
     study.command(["hopsim", "simulate", "--platform", "gce-n1-standard-1", "--workload",
-                   "pingpong", "--sizes", "0", "--seed", "7"])
+                   "pingpong", "--ranks", "2", "--sizes", "0", "--seed", "7"])
 
 
 def _figure(series):
