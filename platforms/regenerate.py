@@ -66,7 +66,8 @@ def gce_base(kind: str) -> Platform:
 # The 2016 Azure-versus-cluster study (platforms/data/azure-econome/). One number per
 # environment determines one value: the latency is fitted, the rest held (--hold).
 _EXCHANGE_HOLD = ("network.bandwidth_gbps", "intranode.latency_us", "intranode.bandwidth_gbps")
-# The cases are deterministic (no noise): a few repetitions give the same times as IMB's.
+# The cases are deterministic (no noise) and compared on t_max, which a few repetitions
+# give exactly as IMB's 1000 do (t_avg would not: scenarios/reproductions/azure_econome.py).
 _EXCHANGE_FIT_ITERATIONS = 20
 _INTRA_LATENCY_US = 1.0
 # Where the fit of network.latency_us starts (never shipped: produce() refuses a preset

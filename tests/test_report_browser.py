@@ -82,6 +82,16 @@ def test_a_reader_sees_the_title_tables_and_decoded_figures(gce_report, tmp_path
     assert seen["fetched"] == []                           # nothing loaded from anywhere
 
 
+def test_the_azure_report_shows_its_published_table_and_figure(tmp_path):
+    assert cli.main(["run", "azure-econome", "--quick", "--out", str(tmp_path / "r")]) == 0
+    seen = _probe(tmp_path / "r" / "report.html", tmp_path)
+    assert seen["title"].startswith("Azure G5 vs Grid'5000 econome 2016")
+    assert "Azure G5 (cloud)" in seen["text"] and "azure-g5, eager only" in seen["text"]
+    assert "host.eager_threshold_bytes" in seen["text"]
+    assert len(seen["imgs"]) == 1 and seen["imgs"][0]["w"] == 1000   # 10 in x 100 dpi
+    assert seen["fetched"] == []
+
+
 def test_the_page_as_shipped_makes_no_request_and_draws(gce_report, tmp_path):
     html = gce_report.read_text(encoding="utf-8")
     # Every address in the page is a data: image; the CSP forbids any other fetch.

@@ -165,3 +165,16 @@ def test_hold_is_refused_without_base_or_for_a_value_the_fit_does_not_move(tmp_p
         calibrate_files([str(f)], hold=("network.bandwidth_gbps",))
     with pytest.raises(InputError, match="not a value the joint fit moves"):
         calibrate_files([str(f)], base="two-nodes", hold=("nodes.count",))
+
+
+def test_hold_on_the_command_line_is_one_line_and_writes_nothing(tmp_path):
+    import subprocess
+    import sys
+    f = tmp_path / "rate.txt"
+    f.write_text(_RATE_ONLY)
+    p = subprocess.run([sys.executable, "-m", "hopsim", "calibrate", str(f), "--base",
+                        "two-nodes", "--hold", "network.latency_us,nodes.cores", "--out",
+                        str(tmp_path / "fit.toml")], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert p.stderr.count("\n") == 1 and "'nodes.cores' is not a value" in p.stderr
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["rate.txt"]
