@@ -101,6 +101,10 @@ def rig_result(rig_dir: Path, out: Path, base: Path, trials: int) -> dict:
         cmd = _hopsim("calibrate", *fit_files, "--base", base, "--nodes", 4, "--closed-form", "--out", fit)
         _run(cmd)
     commands.append(_show(cmd))
+    # calibrate's report (every residual, in comments) is its stdout again on a rerun: the
+    # file keeps its first line, the command.
+    lines = fit.read_text().split("\n")
+    fit.write_text("\n".join(lines[:1] + [line for line in lines[1:] if not line.startswith("#")]))
     cost = reduce_cost(fit, rig_dir, trials)
     platform = _with(fit, "reduce_ns_per_byte", cost["ns_per_byte"], "fit-reduce.toml") if cost["used"] else fit
     # IMB's ranks block in MPI calls: the pass cost fitted to latency_checker's polling loop
@@ -130,8 +134,11 @@ def rig_result(rig_dir: Path, out: Path, base: Path, trials: int) -> dict:
                           "max_abs_error_pct": round(max(errs), 1) if errs else None,
                           "median_abs_error_pct_no_pass": round(statistics.median(errs_bare), 1) if errs else None,
                           "max_abs_error_pct_no_pass": round(max(errs_bare), 1) if errs else None,
-                          "per_size": [{**{k: c[k] for k in ("bytes", "measured_us", "simulated_us", "error_pct")},
-                                        "simulated_us_no_pass": b["simulated_us"], "error_pct_no_pass": b["error_pct"]}
+                          "per_size": [{"bytes": c["bytes"], "measured_us": c["measured_us"],
+                                        "simulated_us": round(c["simulated_us"], 1),
+                                        "error_pct": round(c["error_pct"], 1),
+                                        "simulated_us_no_pass": round(b["simulated_us"], 1),
+                                        "error_pct_no_pass": round(b["error_pct"], 1)}
                                        for c, b in zip(mine, bare)]})
     return {"commands": commands, "fitted_on": [f.name for f in fit_files], "joint_fit_failed": joint_failed,
             "reduce_cost": cost, "files": files}
