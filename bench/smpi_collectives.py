@@ -81,7 +81,7 @@ SIZES = (1024, 65536)  # the rows printed (0 B differs by design: Open MPI retur
 REPS = 5
 
 
-def smpi_rows(binary: str, kind: str, algorithm: str | None, ranks: int, sizes=None) -> dict:
+def smpi_rows(binary: str, kind: str, algorithm: str | None, ranks: int, sizes=None, barrier=None) -> dict:
     """IMB's t_avg per size under SMPI (sizes: IMB's -msglen list, else 0 to 64 KiB);
     algorithm None: the ompi selector decides."""
     spec = PLATFORM.to_engine_dict()
@@ -96,6 +96,7 @@ def smpi_rows(binary: str, kind: str, algorithm: str | None, ranks: int, sizes=N
         cmd = ["smpirun", "-platform", str(tmp / "p.xml"), "-hostfile", str(tmp / "hosts"),
                "-np", str(ranks), *smpi_platform.cfg_flags(spec),
                "--cfg=smpi/coll-selector:ompi" if algorithm is None else f"--cfg=smpi/{kind}:{algorithm}",
+               *([f"--cfg=smpi/barrier:{barrier}"] if barrier else []),
                "--cfg=smpi/display-timing:no", "--log=root.thresh:warning", binary, name,
                "-npmin", str(ranks), *lengths, "-iter", str(REPS), "-time", "1000"]
         out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
@@ -125,6 +126,9 @@ def main() -> None:
     ap.add_argument("--only", metavar="COLLECTIVE", help="only this collective (default: all)")
     ap.add_argument("--selector", action="store_true",
                     help="each side's own decision (SMPI: smpi/coll-selector:ompi), not a forced algorithm")
+    ap.add_argument("--barrier", metavar="SMPI_NAME",
+                    help="with --selector: SMPI's barrier for IMB's barrier between repetitions (e.g. "
+                         "ompi_basic_linear), the measured collective still chosen by the selector")
     args = ap.parse_args()
     if args.selector:
         selector(args)
@@ -157,12 +161,13 @@ def selector(args) -> None:
             if kind == "barrier":
                 sizes = []
             try:
-                measured = smpi_rows(args.imb, kind, None, n, sizes)
+                barrier = args.barrier if kind != "barrier" else None
+                measured = smpi_rows(args.imb, kind, None, n, sizes, barrier)
             except subprocess.CalledProcessError:  # one size at a time: which one SMPI fails
                 measured = {}
                 for s in sizes:
                     try:
-                        measured.update(smpi_rows(args.imb, kind, None, n, [s]))
+                        measured.update(smpi_rows(args.imb, kind, None, n, [s], barrier))
                     except subprocess.CalledProcessError as e:
                         print(f"{kind:<10} {n:>5} {s:>8}  SMPI failed (status {e.returncode})", flush=True)
             params = {} if kind == "barrier" else {"sizes": [s for s in sizes if s in measured]}
