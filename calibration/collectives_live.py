@@ -192,19 +192,27 @@ def main(argv=None) -> int:
     except (InputError, OSError) as e:
         print(f"hopsim: error: {e}", file=sys.stderr)
         return 2
-    (args.out / "collectives-live.json").write_text(json.dumps(summary, indent=1) + "\n")
-    print("| rig | file | median abs error % | worst abs error % | without pass cost: median, worst |\n"
-          "|---|---|---|---|---|")
+    (args.out / "collectives-live.json").write_text(json.dumps(summary, separators=(",", ":")) + "\n")
+    lines = ["# IMB Alltoall and Allreduce on the rigs, predicted from 2-host files", "",
+             "Written by `python -m hopsim.calibration.collectives_live` (docs/validation.md, "
+             "\"Collectives, live\"); errors leave 0 B out. Commands:", "", f"    {summary['base']}"]
+    for rig, r in summary["rigs"].items():
+        lines += [f"    {c}" for c in r["commands"]]
+    lines += ["", "| rig | file | median abs error % | worst abs error % | without pass cost: median, worst |",
+              "|---|---|---|---|---|"]
     for rig, r in summary["rigs"].items():
         for f in r["files"]:
-            print(f"| {rig} | {f['file']} | {f['median_abs_error_pct']} | {f['max_abs_error_pct']} | "
-                  f"{f['median_abs_error_pct_no_pass']}, {f['max_abs_error_pct_no_pass']} |")
+            lines.append(f"| {rig} | {f['file']} | {f['median_abs_error_pct']} | {f['max_abs_error_pct']} | "
+                         f"{f['median_abs_error_pct_no_pass']}, {f['max_abs_error_pct_no_pass']} |")
     for rig, r in summary["rigs"].items():
         c = r["reduce_cost"]
         if r["joint_fit_failed"]:
-            print(f"\n{rig}: joint fit failed ({r['joint_fit_failed']}): closed-form fit used")
-        print(f"\n{rig}: reduce_ns_per_byte {c.get('ns_per_byte')} ({c['why']})")
-        print("\n".join(per_size_table(rig, r)))
+            lines += ["", f"{rig}: the joint fit failed ({r['joint_fit_failed']}): the closed-form fit is used."]
+        lines += ["", f"{rig}: reduce_ns_per_byte {c.get('ns_per_byte')} ({c['why']})."]
+        lines += per_size_table(rig, r)
+    text = "\n".join(lines) + "\n"
+    (args.out / "README.md").write_text(text)
+    print(text, end="")
     return 0
 
 
