@@ -365,3 +365,16 @@ def test_live_imb_runs_the_collective_benchmarks():
     assert args == ["Allreduce", "-npmin", "4", "-msglog", "0:10"]
     with pytest.raises(InputError, match="--algorithm applies to simulate"):
         live.run_live("alltoall", 2, tool="imb", algorithm="pairwise")
+
+
+def test_the_issue_command_prints_imb_block_at_4096_ranks():
+    # Issue 19's "done means" command, with one size and one repetition (its full sweep
+    # runs for hours: docs/performance.md) on the fast transport.
+    out = subprocess.run([sys.executable, "-m", "hopsim", "simulate", "--workload", "alltoall", "--ranks", "4096",
+                          "--ranks-per-node", "16", "--platform", "qdr-ib", "--nodes", "256", "--sizes", "1",
+                          "--repetitions", "1", "--transport", "queue"], capture_output=True, text=True, check=True)
+    lines = out.stdout.splitlines()
+    assert lines[1:3] == ["# Benchmarking Alltoall", "# #processes = 4096"]
+    assert lines[4].split() == ["#bytes", "#repetitions", "t_min[usec]", "t_max[usec]", "t_avg[usec]"]
+    size, reps, *stats = lines[5].split()
+    assert (size, reps) == ("1", "1") and 0 < float(stats[0]) <= float(stats[2]) <= float(stats[1])

@@ -175,17 +175,19 @@ void AllreduceRing::step(int rank, int k, Step& out) const
     exchange(out, to, block_bytes(((rank + 1 - (k - (n_ - 1))) % n_ + n_) % n_), k);
 }
 
-// redscat_allgather (Rabenseifner): the first 2r ranks fold into their even neighbour
-// (halves exchanged and reduced, then the odd one's half sent over); recursive halving
-// reduce-scatter with distance doubling over 2^floor(log2 n) ranks, then the allgather in
-// reverse; the even ranks hand the result to their odd neighbour.
-AllreduceRabenseifner::AllreduceRabenseifner(int n, int64_t count, int64_t element)
-    : n_(n), count_(count), element_(element), pof2_(floor_pow2(n)), rem_(n - floor_pow2(n)),
+// Rabenseifner (redscat_allgather, redscat_gather): the first 2r ranks fold into their
+// even neighbour (halves exchanged and reduced, then the odd one's half sent over);
+// recursive halving reduce-scatter with distance doubling over 2^floor(log2 n) ranks. Then
+// Allreduce runs the allgather in reverse and the even ranks hand the result to their odd
+// neighbour; Reduce gathers the pieces to virtual rank 0 along a binomial tree, largest
+// distance first, each rank sending once (at its highest set bit) what it has gathered.
+Rabenseifner::Rabenseifner(int n, int64_t count, int64_t element, Tail tail)
+    : tail_(tail), n_(n), count_(count), element_(element), pof2_(floor_pow2(n)), rem_(n - floor_pow2(n)),
       nsteps_(log2_of(floor_pow2(n)))
 {
 }
-int AllreduceRabenseifner::steps(int) const { return 3 + 2 * nsteps_; }
-void AllreduceRabenseifner::step(int rank, int k, Step& out) const
+int Rabenseifner::steps(int) const { return (tail_ == Tail::Allgather ? 3 : 2) + 2 * nsteps_; }
+void Rabenseifner::step(int rank, int k, Step& out) const
 {
   out.clear();
   int last = steps(rank) - 1;
@@ -204,7 +206,7 @@ void AllreduceRabenseifner::step(int rank, int k, Step& out) const
       out.recvs = 1;
     return;
   }
-  if (k == last) {
+  if (tail_ == Tail::Allgather && k == last) {
     if (paired && not odd)
       out.sends.push_back({rank + 1, count_ * element_, last});
     if (paired && odd)
@@ -214,24 +216,28 @@ void AllreduceRabenseifner::step(int rank, int k, Step& out) const
   if (paired && odd)
     return;
   int vrank = paired ? rank / 2 : rank - rem_;
+  auto real = [this](int v) { return v < rem_ ? v * 2 : v + rem_; };
   // Replay the window halving up to this step: (send, receive) counts per step.
   int64_t wsize = count_;
   std::vector<std::pair<int64_t, int64_t>> counts;
   for (int mask = 1; mask < pof2_; mask <<= 1) {
-    int vdest = vrank ^ mask;
-    int dest = vdest < rem_ ? vdest * 2 : vdest + rem_;
-    int64_t rcount = rank < dest ? wsize / 2 : wsize - wsize / 2;
+    int64_t rcount = rank < real(vrank ^ mask) ? wsize / 2 : wsize - wsize / 2;
     counts.push_back({wsize - rcount, rcount});
     wsize = rcount;
   }
   int s = k - 2;  // 0 .. 2 nsteps - 1
   int index = s < nsteps_ ? s : 2 * nsteps_ - 1 - s;
-  int vdest = vrank ^ (1 << index);
-  int dest = vdest < rem_ ? vdest * 2 : vdest + rem_;
-  if (s < nsteps_)
+  int mask = 1 << index;
+  int dest = real(vrank ^ mask);
+  if (s < nsteps_) {
     exchange(out, dest, counts[index].first * element_, k, true);
-  else  // the allgather sends what the reduce-scatter kept
+  } else if (tail_ == Tail::Allgather) {  // the allgather sends what the reduce-scatter kept
     exchange(out, dest, counts[index].second * element_, k);
+  } else if ((vrank ^ mask) < mask && (vrank & mask)) {  // mask is vrank's highest bit
+    out.sends.push_back({dest, counts[index].second * element_, k});
+  } else if (vrank < mask) {  // still gathering: the piece of the subtree vrank + mask
+    out.recvs = 1;
+  }
 }
 
 // ---- Barrier -----------------------------------------------------------------------

@@ -57,13 +57,18 @@ private:
   int64_t count_, element_;
 };
 
-class AllreduceRabenseifner : public Schedule {
+// Rabenseifner's reduce-scatter by recursive halving, then either the allgather in reverse
+// (Allreduce, coll_base_allreduce.c's redscat_allgather) or a binomial gather of the pieces
+// to root 0 (Reduce, coll_base_reduce.c's redscat_gather).
+class Rabenseifner : public Schedule {
 public:
-  AllreduceRabenseifner(int n, int64_t count, int64_t element);
+  enum class Tail { Allgather, GatherToRoot };
+  Rabenseifner(int n, int64_t count, int64_t element, Tail tail);
   int steps(int rank) const override;
   void step(int rank, int k, Step& out) const override;
 
 private:
+  Tail tail_;
   int n_;
   int64_t count_, element_;
   int pof2_, rem_, nsteps_;

@@ -4,6 +4,7 @@
 
 #include "exchanges.hpp"
 #include "rooted.hpp"
+#include "split_bcast.hpp"
 
 #include <stdexcept>
 
@@ -125,25 +126,28 @@ std::unique_ptr<Schedule> make_schedule(Collective c, const std::string& a, int 
         return std::make_unique<Sequence>(std::make_unique<TreeReduce>(Tree::Linear, n, 0, bytes),
                                           std::make_unique<TreeBcast>(Tree::Linear, n, 0, bytes));
       if (a == "rabenseifner")
-        return std::make_unique<AllreduceRabenseifner>(n, count, element);
+        return std::make_unique<Rabenseifner>(n, count, element, Rabenseifner::Tail::Allgather);
       if ((a == "ring" || a == "segmented_ring") && count >= n)  // segsize 0: the plain ring
         return std::make_unique<AllreduceRing>(n, count, element);
       return std::make_unique<AllreduceRecursiveDoubling>(n, bytes);
     case Collective::Bcast: {
-      // split_binary_tree and scatter_allgather are not modelled: they run as the binary
-      // tree and the binomial tree (docs/workloads.md says where that is off).
-      Tree t = a == "basic_linear"                                 ? Tree::Linear
-               : a == "chain" || a == "pipeline"                   ? Tree::Chain
-               : a == "binary_tree" || a == "split_binary_tree"    ? Tree::Binary
-               : a == "knomial"                                    ? Tree::Knomial4
-                                                                   : Tree::Binomial;
+      // split_binary_tree falls back to the chain when a half would be empty (count 1),
+      // scatter_allgather to the linear bcast below one element per rank.
+      if (a == "split_binary_tree" && count >= 2)
+        return std::make_unique<BcastSplitBinary>(n, count, element);
+      if (a == "scatter_allgather" && count >= n)
+        return std::make_unique<BcastScatterAllgather>(n, count, element);
+      Tree t = a == "basic_linear" || a == "scatter_allgather"              ? Tree::Linear
+               : a == "chain" || a == "pipeline" || a == "split_binary_tree" ? Tree::Chain
+               : a == "binary_tree"                                         ? Tree::Binary
+               : a == "knomial"                                             ? Tree::Knomial4
+                                                                            : Tree::Binomial;
       return std::make_unique<TreeBcast>(t, n, 0, bytes);
     }
     case Collective::Reduce: {
-      // rabenseifner switches to linear below 2^floor(log2 n) elements (the only case
-      // Open MPI 4.1's rules choose it); above, it is not modelled and runs binomial.
+      // rabenseifner switches to the linear reduce below 2^floor(log2 n) elements.
       if (a == "rabenseifner" && count >= floor_pow2(n))
-        return std::make_unique<TreeReduce>(Tree::InOrderBinomial, n, 0, bytes);
+        return std::make_unique<Rabenseifner>(n, count, element, Rabenseifner::Tail::GatherToRoot);
       Tree t = a == "linear" || a == "rabenseifner" ? Tree::Linear
                : a == "chain" || a == "pipeline"    ? Tree::Chain
                : a == "binary"                      ? Tree::Binary
