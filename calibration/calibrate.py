@@ -75,10 +75,12 @@ def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node,
         # The noise is each trial's delay over the fastest trial: the noiseless model the
         # joint fit adjusts must meet the trials with that delay taken off, or the latency
         # would absorb the typical delay and the noise add it again.
-        # Times only: a tool's rate column (IMB's MB/s) is no time to take a delay from.
+        # Times only: a tool's rate column (IMB's MB/s) is no time to take a delay from;
+        # and a row faster than its trial's typical delay (the offset is a median over
+        # sizes) shows none of it: it is kept as measured.
         measurements = [dataclasses.replace(m, value=m.value - offsets[m.source])
                         if m.source in offsets and m.workload == "pingpong"
-                        and m.statistic.endswith("_us") else m
+                        and m.statistic.endswith("_us") and m.value > offsets[m.source] else m
                         for m in measurements]
     cases, _ = cases_of(measurements, ranks_per_node)
     if not cases:

@@ -51,13 +51,15 @@ def files_of(out: Path, hosts: int, trials: int) -> list[tuple[object, Path]]:
             if c.hosts == hosts and (out / c.file(t)).is_file()]
 
 
-def baseline(root: Path, rig: Rig, trials: int) -> dict:
+def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False) -> dict:
     """Fit on the rig's 2-host files, validate every file; per-file median |error|."""
     out = root / rig.name
     done = out / "baseline.json"
     data = [f for _, f in files_of(out, 2, trials) + files_of(out, 4, trials)]
     if done.is_file() and all(f.stat().st_mtime < done.stat().st_mtime for f in data):
-        return json.loads(done.read_text())  # no file changed since: delete it to redo
+        kept = json.loads(done.read_text())  # no file changed since: delete it to redo
+        if kept.get("closed_form", False) == closed_form:
+            return kept
     base = root / "base-shm.toml"
     commands = []
     if not base.is_file():
@@ -70,7 +72,8 @@ def baseline(root: Path, rig: Rig, trials: int) -> dict:
                                   "two-nodes", "--nodes", 4, "--out", base)))
     fit_files = [p for _, p in files_of(out, 2, trials)]
     fit = out / "baseline-fit.toml"
-    cmd = _hopsim("calibrate", *fit_files, "--base", base, "--nodes", 4, "--out", fit)
+    cmd = _hopsim("calibrate", *fit_files, "--base", base, "--nodes", 4, "--out", fit,
+                  *(["--closed-form"] if closed_form else []))
     p = _run(cmd)
     (out / "baseline-fit.txt").write_text(p.stdout)
     commands.append(_show(cmd))
@@ -121,7 +124,8 @@ def baseline(root: Path, rig: Rig, trials: int) -> dict:
                                    per_case=[{k: c[k] for k in ("workload", "ranks", "bytes", "measured_us",
                                                                 "simulated_us", "error_pct")} for c in mine])
                 rows.append(row)
-    result = {"rig": rig.name, "commands": commands, "fitted_on": [f.name for f in fit_files],
+    result = {"rig": rig.name, "closed_form": closed_form, "commands": commands,
+              "fitted_on": [f.name for f in fit_files],
               "shared_capacity": _structure_line(out / "baseline-fit.txt"), "files": rows}
     for suffix in variants:
         result[f"median_over_predicted_files_pct{suffix}"] = _median(
@@ -228,7 +232,7 @@ def _common(commands: list[str]) -> str:
 MARKER = "<!-- generated below by python -m hopsim.calibration.rigs --baseline; edit above -->"
 
 
-def write_report(root: Path, rigs: list[Rig], trials: int) -> None:
+def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = False) -> None:
     """OUT/README.md: the rigs, the baseline per rig, every file with its command and load.
     What stands above MARKER in an existing README (the prose) is kept."""
     readme = root / "README.md"
@@ -243,12 +247,13 @@ def write_report(root: Path, rigs: list[Rig], trials: int) -> None:
     for rig in rigs:
         out = root / rig.name
         runs = json.loads((out / "runs.json").read_text()) if (out / "runs.json").is_file() else []
-        result = baseline(root, rig, trials)
+        result = baseline(root, rig, trials, closed_form)
         lines += [f"## Rig {rig.name}: {rig.why}", "", "Key figures (median of the trials, range, count):", "",
                   "| figure | median | min..max (trials) |", "|---|---|---|"]
         lines += [f"| {a} | {b} | {c} |" for a, b, c in key_figures(out, trials)]
         other = "median_over_predicted_files_pct_other_form" in result
-        lines += ["", f"Baseline: `hopsim calibrate` (the joint fit) on the {len(result['fitted_on'])} "
+        how = "--closed-form" if closed_form else "(the joint fit)"
+        lines += ["", f"Baseline: `hopsim calibrate` {how} on the {len(result['fitted_on'])} "
                   f"2-host files, `hopsim validate` of each 4-host file with the placement it ran "
                   f"(per-file median and worst absolute error over its cases). Median over the "
                   f"predicted files: **{_fmt(result['median_over_predicted_files_pct'])}%**; over "

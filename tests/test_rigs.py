@@ -136,3 +136,16 @@ def test_a_missing_tool_is_one_line_exit_2_and_nothing_is_made(tmp_path):
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.count("\n") == 1 and "is neither in" in p.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_other_form_puts_the_fitted_capacity_in_the_other_place_at_the_same_rate():
+    from hopsim.calibration.rigs_report import other_form
+
+    text = '[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 1.25\ntransport = "flow"\n'
+    form, swapped = other_form(text)
+    assert "limiter of 1.25 Gbit/s as a backbone" in form
+    assert swapped == '[network]\nbackbone_gbps = 1.25\nlimiter_gbps = 0.0\ntransport = "flow"\n'
+    form, back = other_form(swapped)
+    assert "backbone of 1.25 Gbit/s as a per-node limiter" in form
+    assert back == '[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 1.25\ntransport = "flow"\n'
+    assert other_form('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\n') is None
