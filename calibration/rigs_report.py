@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from .rigs import CASES, Rig
+from .rigs_noise import noise_floor
 
 # The intra-node path of the 2-per-host cases is not seen by 2-host runs: as in the
 # demonstration (calibration/demo.py), it comes from --base, the fit of the shared-memory
@@ -124,9 +125,15 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False) -> di
                                    per_case=[{k: c[k] for k in ("workload", "ranks", "bytes", "measured_us",
                                                                 "simulated_us", "error_pct")} for c in mine])
                 rows.append(row)
+    floors = noise_floor(rows)
+    for r in rows:
+        r["noise_floor_pct"] = floors[r["file"]]
     result = {"rig": rig.name, "closed_form": closed_form, "commands": commands,
               "fitted_on": [f.name for f in fit_files],
-              "shared_capacity": _structure_line(out / "baseline-fit.txt"), "files": rows}
+              "shared_capacity": _structure_line(out / "baseline-fit.txt"),
+              "median_noise_floor_pct": _median(
+                  [r["noise_floor_pct"] for r in rows if r["noise_floor_pct"] is not None]),
+              "files": rows}
     for suffix in variants:
         result[f"median_over_predicted_files_pct{suffix}"] = _median(
             [r[f"median_abs_error_pct{suffix}"] for r in rows if r[f"median_abs_error_pct{suffix}"] is not None])
@@ -265,18 +272,21 @@ def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = F
                      f"**{_fmt(result['median_over_predicted_files_pct_other_form'])}%** "
                      f"(from 64 KiB: "
                      f"**{_fmt(result['median_over_imb_files_from_64KiB_pct_other_form'])}%**)"
-                     if other else "") + ".", ""]
+                     if other else "") + ". The noise "
+                  f"floor (each file against the median of the other trials of its case, measured "
+                  f"against measured: rigs_noise.py): **{_fmt(result.get('median_noise_floor_pct'))}%**.", ""]
         if result.get("shared_capacity"):
             lines += ["The fit's decision: `" + result["shared_capacity"] + "`", ""]
         lines += ["| file | cases | median abs error % | worst % | median abs error % from 64 KiB | "
-                  "median abs error %, transport queue |" + (" other form | other form, from 64 KiB |"
-                                                             if other else ""),
-                  "|---|---|---|---|---|---|" + ("---|---|" if other else "")]
+                  "median abs error %, transport queue | noise floor % |"
+                  + (" other form | other form, from 64 KiB |" if other else ""),
+                  "|---|---|---|---|---|---|---|" + ("---|---|" if other else "")]
         for r in sorted(result["files"], key=lambda r: r["file"]):
             lines.append(f"| {r['file']} | {r['cases']} | "
                          f"{_fmt(r['median_abs_error_pct'])} | {_fmt(r['max_abs_error_pct'])} | "
                          f"{_fmt(r.get('median_abs_error_pct_from_64KiB')) or '-'} | "
-                         f"{_fmt(r.get('median_abs_error_pct_queue'))} |"
+                         f"{_fmt(r.get('median_abs_error_pct_queue'))} | "
+                         f"{_fmt(r.get('noise_floor_pct')) or '-'} |"
                          + (f" {_fmt(r.get('median_abs_error_pct_other_form'))} | "
                             f"{_fmt(r.get('median_abs_error_pct_from_64KiB_other_form')) or '-'} |"
                             if other else ""))
