@@ -93,8 +93,12 @@ def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node,
         # The noise is each trial's delay over the fastest trial: the noiseless model the
         # joint fit adjusts must meet the trials with that delay taken off, or the latency
         # would absorb the typical delay and the noise add it again.
+        # Times only: a tool's rate column (IMB's MB/s) is no time to take a delay from;
+        # and a row faster than its trial's typical delay (the offset is a median over
+        # sizes) shows none of it: it is kept as measured.
         measurements = [dataclasses.replace(m, value=m.value - offsets[m.source])
-                        if m.source in offsets and m.workload == "pingpong" else m
+                        if m.source in offsets and m.workload == "pingpong"
+                        and m.statistic.endswith("_us") and m.value > offsets[m.source] else m
                         for m in measurements]
     cases, _ = cases_of(measurements, ranks_per_node)
     if not cases:
@@ -119,7 +123,42 @@ def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node,
         d.lines.append("noise: kept from the closed-form fit (the joint fit simulates without it)")
     prov = dict(p.provenance)
     prov.update(d.provenance)
-    return fitted.replace(provenance=prov), d.lines
+    fitted = fitted.replace(provenance=prov)
+    return fitted, d.lines, _other_form(fitted, sf)
+
+
+def _other_form(fitted: Platform, sf) -> Platform | None:
+    """When the shared capacity's form is undecided: the fitted platform with the other
+    form in its place, at the value the other form's own joint fit gave."""
+    from .structure import BACKBONE, LIMITER
+
+    d = next((d for d in sf.decisions if d.form_undecided), None)
+    if d is None:
+        return None
+    fits = dict(d.fits)
+    if d.chosen == LIMITER:
+        return fitted.replace(limiter_gbps=0.0, backbone_gbps=fits[BACKBONE].platform.backbone_gbps)
+    return fitted.replace(backbone_gbps=0.0, limiter_gbps=fits[LIMITER].platform.limiter_gbps)
+
+
+def _form(p: Platform) -> str:
+    return (f"per-node limiter {p.limiter_gbps} Gbit/s" if p.limiter_gbps > 0 else
+            f"backbone {p.backbone_gbps} Gbit/s")
+
+
+def _form_by_holdout(p: Platform, other: Platform, holdout, ranks_per_node, placement):
+    """The shared capacity's form, undecided by the fitted files, decided by the held-out
+    ones: the form whose median |error| over the held-out files is lower (both printed)."""
+    from .holdout import predict
+
+    a = predict(p, holdout, ranks_per_node, placement=placement).median_over_files()
+    b = predict(other, holdout, ranks_per_node, placement=placement).median_over_files()
+    win, lose = (p, other) if a <= b else (other, p)
+    line = (f"shared capacity's form by held-out error: {_form(p)} {a:.1f}% vs {_form(other)} "
+            f"{b:.1f}% (median |error| over the held-out files): {_form(win)}")
+    keys = ("network.limiter_gbps", "network.backbone_gbps")
+    prov = {**win.provenance, **{k: f"{win.provenance.get(k, '')}; {line}" for k in keys}}
+    return win.replace(provenance=prov), ["  " + line]
 
 
 def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="calibrated",
@@ -169,12 +208,16 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
                        "placeholder 1.0, replace before simulating across nodes")
     p = p.replace(provenance=prov)
     joint_lines: list[str] = []
+    other = None
     if joint:
         eager = p.eager_threshold_bytes if "host.eager_threshold_bytes" in fitted_keys else None
-        p, joint_lines = _joint(p, measurements, base_platform, base, ranks_per_node, cap, progress,
-                                eager, trial_offsets(fit.data.pingpong), held)
+        p, joint_lines, other = _joint(p, measurements, base_platform, base, ranks_per_node, cap,
+                                       progress, eager, trial_offsets(fit.data.pingpong), held)
         if held:
             joint_lines.insert(1, "held at --base (--hold): " + ", ".join(hold))
+    if other is not None and holdout:
+        p, form_lines = _form_by_holdout(p, other, holdout, ranks_per_node, placement)
+        joint_lines += form_lines
     fit.platform = p
 
     # Residual per size and per round-trip case, from the engine on the fitted platform.

@@ -38,7 +38,7 @@ BOUNDS = {
     "latency_us": (1e-3, 1e5), "bandwidth_gbps": (1e-4, 1e4), "pacing_gbps": (1e-4, 1e4),
     "bucket_gbps": (1e-4, 1e4), "bucket_burst_bytes": (1.0, 1e9), "pass_us": (1e-4, 1e4),
     "nic_message_us": (1e-4, 1e4), "intra_latency_us": (1e-4, 1e5),
-    "intra_bandwidth_gbps": (1e-3, 1e5),
+    "intra_bandwidth_gbps": (1e-3, 1e5), "limiter_gbps": (1e-4, 1e4), "backbone_gbps": (1e-4, 1e4),
 }
 # Iterations (repetitions, round trips per rank) per case at most while fitting.
 FIT_CAP = 300

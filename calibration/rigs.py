@@ -248,6 +248,9 @@ def main(argv=None) -> int:
                     help="then calibrate on each rig's 2-host files, validate its 4-host files "
                          "and write OUT/README.md")
     ap.add_argument("--no-measure", action="store_true", help="only the baseline and README")
+    ap.add_argument("--closed-form", action="store_true",
+                    help="the baseline's calibrate with --closed-form (the fitters without the "
+                         "joint fit: the comparison before it)")
     args = ap.parse_args(argv)
     # Ctrl-C and kill both tear the cluster down (a background shell ignores SIGINT).
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -265,7 +268,7 @@ def main(argv=None) -> int:
                 measure(RIGS[name], out / name, binaries, args.trials, args.timeout)
         if args.baseline:
             from .rigs_report import write_report
-            write_report(out, [RIGS[n] for n in names], args.trials)
+            write_report(out, [RIGS[n] for n in names], args.trials, args.closed_form)
     except InputError as e:
         sys.stderr.write(f"rigs: {e}\n")
         return 2

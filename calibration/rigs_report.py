@@ -7,6 +7,7 @@ Called by `python -m hopsim.calibration.rigs --baseline` (calibration/rigs.py).
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import statistics
 import subprocess
@@ -51,13 +52,15 @@ def files_of(out: Path, hosts: int, trials: int) -> list[tuple[object, Path]]:
             if c.hosts == hosts and (out / c.file(t)).is_file()]
 
 
-def baseline(root: Path, rig: Rig, trials: int) -> dict:
+def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False) -> dict:
     """Fit on the rig's 2-host files, validate every file; per-file median |error|."""
     out = root / rig.name
     done = out / "baseline.json"
     data = [f for _, f in files_of(out, 2, trials) + files_of(out, 4, trials)]
     if done.is_file() and all(f.stat().st_mtime < done.stat().st_mtime for f in data):
-        return json.loads(done.read_text())  # no file changed since: delete it to redo
+        kept = json.loads(done.read_text())  # no file changed since: delete it to redo
+        if kept.get("closed_form", False) == closed_form:
+            return kept
     base = root / "base-shm.toml"
     commands = []
     if not base.is_file():
@@ -70,7 +73,8 @@ def baseline(root: Path, rig: Rig, trials: int) -> dict:
                                   "two-nodes", "--nodes", 4, "--out", base)))
     fit_files = [p for _, p in files_of(out, 2, trials)]
     fit = out / "baseline-fit.toml"
-    cmd = _hopsim("calibrate", *fit_files, "--base", base, "--nodes", 4, "--out", fit)
+    cmd = _hopsim("calibrate", *fit_files, "--base", base, "--nodes", 4, "--out", fit,
+                  *(["--closed-form"] if closed_form else []))
     p = _run(cmd)
     (out / "baseline-fit.txt").write_text(p.stdout)
     commands.append(_show(cmd))
@@ -80,53 +84,93 @@ def baseline(root: Path, rig: Rig, trials: int) -> dict:
     fit_queue = out / "baseline-fit-queue.toml"
     fit_queue.write_text(text.replace('transport = "flow"', 'transport = "queue"'))
     commands.append(f"(baseline-fit-queue.toml: baseline-fit.toml with transport = \"queue\" under [network])")
+    variants = {"": fit, "_queue": fit_queue}
+    swapped = other_form(text)
+    if swapped is not None:
+        # The shared capacity's other form (a 2-host fit cannot tell them apart): both
+        # predictions are reported, the 4-host files decide (docs/calibration.md).
+        form, other_text = swapped
+        fit_other = out / "baseline-fit-other-form.toml"
+        fit_other.write_text(other_text)
+        variants["_other_form"] = fit_other
+        commands.append(f"(baseline-fit-other-form.toml: baseline-fit.toml with {form})")
     rows = []
     # The 4-host files only: validating the fitted files themselves costs minutes (NetPIPE's
-    # and IMB's own repetition counts on a token bucket) and predicts nothing.
+    # and IMB's own repetition counts on a token bucket) and predicts nothing. Each group
+    # is replayed with the placement it ran (--map-by node: cyclic).
     for hosts in (4,):
-        for per_host in (1, 2):
-            group = [(c, f) for c, f in files_of(out, hosts, trials) if c.per_host == per_host]
+        for per_host, placement in ((1, "block"), (2, "block"), (2, "cyclic")):
+            group = [(c, f) for c, f in files_of(out, hosts, trials)
+                     if c.per_host == per_host and c.placement == placement]
             if not group:
                 continue
-            cmd = _hopsim("validate", "--platform", fit, "--nodes", 4, "--ranks-per-node", per_host,
-                          *[f for _, f in group], "--json")
-            report = json.loads(_run(cmd).stdout)
-            commands.append(_show(cmd))
-            # The same with the other transport (issue 16, part 6: which becomes the default).
-            cmd = _hopsim("validate", "--platform", fit_queue, "--nodes", 4, "--ranks-per-node",
-                          per_host, *[f for _, f in group], "--json")
-            queue = json.loads(_run(cmd).stdout)
-            commands.append(_show(cmd))
+            reports = {}
+            for suffix, platform in variants.items():
+                cmd = _hopsim("validate", "--platform", platform, "--nodes", 4, "--ranks-per-node",
+                              per_host, "--placement", placement, *[f for _, f in group], "--json")
+                reports[suffix] = json.loads(_run(cmd).stdout)
+                commands.append(_show(cmd))
             for case, f in group:
-                q = [abs(c["error_pct"]) for c in queue["cases"] if Path(c["file"]).name == f.name]
-                mine = [c for c in report["cases"] if Path(c["file"]).name == f.name]
-                errs = [abs(c["error_pct"]) for c in mine]
-                large = [abs(c["error_pct"]) for c in mine if c["bytes"] >= LARGE]
-                rows.append({"file": f.name, "hosts": hosts, "per_host": per_host,
-                             "placement": case.placement,
-                             "cases": len(errs),
-                             "median_abs_error_pct": _median(errs),
-                             "max_abs_error_pct": round(max(errs), 1) if errs else None,
-                             "median_abs_error_pct_from_64KiB": _median(large),
-                             "median_abs_error_pct_queue": _median(q),
-                             "per_case": [{k: c[k] for k in ("workload", "ranks", "bytes", "measured_us",
-                                                             "simulated_us", "error_pct")} for c in mine]})
+                row = {"file": f.name, "hosts": hosts, "per_host": per_host,
+                       "placement": case.placement}
+                for suffix, report in reports.items():
+                    mine = [c for c in report["cases"] if Path(c["file"]).name == f.name]
+                    errs = [abs(c["error_pct"]) for c in mine]
+                    row[f"median_abs_error_pct{suffix}"] = _median(errs)
+                    row[f"median_abs_error_pct_from_64KiB{suffix}"] = _median(
+                        [abs(c["error_pct"]) for c in mine if c["bytes"] >= LARGE])
+                    if not suffix:
+                        row.update(cases=len(errs),
+                                   max_abs_error_pct=round(max(errs), 1) if errs else None,
+                                   per_case=[{k: c[k] for k in ("workload", "ranks", "bytes", "measured_us",
+                                                                "simulated_us", "error_pct")} for c in mine])
+                rows.append(row)
     floors = noise_floor(rows)
     for r in rows:
         r["noise_floor_pct"] = floors[r["file"]]
-    predicted = [r["median_abs_error_pct"] for r in rows if r["median_abs_error_pct"] is not None]
-    result = {"rig": rig.name, "commands": commands, "fitted_on": [f.name for f in fit_files],
-              "median_over_predicted_files_pct": _median(predicted),
-              "median_over_predicted_files_pct_queue": _median(
-                  [r["median_abs_error_pct_queue"] for r in rows if r["median_abs_error_pct_queue"] is not None]),
+    result = {"rig": rig.name, "closed_form": closed_form, "commands": commands,
+              "fitted_on": [f.name for f in fit_files],
+              "shared_capacity": _structure_line(out / "baseline-fit.txt"),
               "median_noise_floor_pct": _median(
                   [r["noise_floor_pct"] for r in rows if r["noise_floor_pct"] is not None]),
-              "median_over_imb_files_from_64KiB_pct": _median(
-                  [r["median_abs_error_pct_from_64KiB"] for r in rows
-                   if r["median_abs_error_pct_from_64KiB"] is not None]),
               "files": rows}
+    for suffix in variants:
+        result[f"median_over_predicted_files_pct{suffix}"] = _median(
+            [r[f"median_abs_error_pct{suffix}"] for r in rows if r[f"median_abs_error_pct{suffix}"] is not None])
+        result[f"median_over_imb_files_from_64KiB_pct{suffix}"] = _median(
+            [r[f"median_abs_error_pct_from_64KiB{suffix}"] for r in rows
+             if r[f"median_abs_error_pct_from_64KiB{suffix}"] is not None])
     done.write_text(json.dumps(result, indent=1) + "\n")
     return result
+
+
+def other_form(text: str) -> tuple[str, str] | None:
+    """A fitted platform file with its shared capacity in the other form at the same rate:
+    (what changed, the new text), or None without one. On 2 nodes the two forms give the
+    same times in the flow model (every byte crosses both nodes' limiters and the backbone)."""
+    def value(k):
+        m = re.search(rf"^{k} = (\S+)$", text, re.M)
+        return float(m.group(1)) if m else 0.0
+
+    lim, bb = value("limiter_gbps"), value("backbone_gbps")
+    if (lim > 0) == (bb > 0):
+        return None
+    if lim > 0:
+        form = f"the per-node limiter of {lim:g} Gbit/s as a backbone of the same rate"
+        new = {"limiter_gbps": 0.0, "backbone_gbps": lim}
+    else:
+        form = f"the backbone of {bb:g} Gbit/s as a per-node limiter of the same rate"
+        new = {"limiter_gbps": bb, "backbone_gbps": 0.0}
+    for k, v in new.items():
+        text = re.sub(rf"^{k} = \S+$", f"{k} = {v}", text, flags=re.M)
+    return form, text
+
+
+def _structure_line(report: Path) -> str | None:
+    for line in report.read_text().splitlines():
+        if line.strip().startswith("shared capacity:"):
+            return line.strip()
+    return None
 
 
 def _fmt(x, digits=1) -> str:
@@ -195,7 +239,7 @@ def _common(commands: list[str]) -> str:
 MARKER = "<!-- generated below by python -m hopsim.calibration.rigs --baseline; edit above -->"
 
 
-def write_report(root: Path, rigs: list[Rig], trials: int) -> None:
+def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = False) -> None:
     """OUT/README.md: the rigs, the baseline per rig, every file with its command and load.
     What stands above MARKER in an existing README (the prose) is kept."""
     readme = root / "README.md"
@@ -210,30 +254,42 @@ def write_report(root: Path, rigs: list[Rig], trials: int) -> None:
     for rig in rigs:
         out = root / rig.name
         runs = json.loads((out / "runs.json").read_text()) if (out / "runs.json").is_file() else []
-        result = baseline(root, rig, trials)
+        result = baseline(root, rig, trials, closed_form)
         lines += [f"## Rig {rig.name}: {rig.why}", "", "Key figures (median of the trials, range, count):", "",
                   "| figure | median | min..max (trials) |", "|---|---|---|"]
         lines += [f"| {a} | {b} | {c} |" for a, b, c in key_figures(out, trials)]
-        lines += ["", f"Baseline: main's `hopsim calibrate` on the {len(result['fitted_on'])} "
-                  f"2-host files, `hopsim validate` of each 4-host file (per-file median and worst "
-                  f"absolute error over its cases). Median over the predicted files: "
-                  f"**{_fmt(result['median_over_predicted_files_pct'])}%**; over the IMB files' "
-                  f"sizes from 64 KiB (rate-bound): "
+        other = "median_over_predicted_files_pct_other_form" in result
+        how = "--closed-form" if closed_form else "(the joint fit)"
+        lines += ["", f"Baseline: `hopsim calibrate` {how} on the {len(result['fitted_on'])} "
+                  f"2-host files, `hopsim validate` of each 4-host file with the placement it ran "
+                  f"(per-file median and worst absolute error over its cases). Median over the "
+                  f"predicted files: **{_fmt(result['median_over_predicted_files_pct'])}%**; over "
+                  f"the IMB files' sizes from 64 KiB (rate-bound): "
                   f"**{_fmt(result.get('median_over_imb_files_from_64KiB_pct'))}%**; with "
                   f"`transport = \"queue\"` instead of the fit's `flow`: "
-                  f"**{_fmt(result.get('median_over_predicted_files_pct_queue'))}%**. The noise "
+                  f"**{_fmt(result.get('median_over_predicted_files_pct_queue'))}%**"
+                  + (f"; with the shared capacity's other form: "
+                     f"**{_fmt(result['median_over_predicted_files_pct_other_form'])}%** "
+                     f"(from 64 KiB: "
+                     f"**{_fmt(result['median_over_imb_files_from_64KiB_pct_other_form'])}%**)"
+                     if other else "") + ". The noise "
                   f"floor (each file against the median of the other trials of its case, measured "
-                  f"against measured: rigs_noise.py): **{_fmt(result.get('median_noise_floor_pct'))}%**.", "",
-                  "| file | cases | median abs error % | worst % | median abs error % from 64 KiB | "
-                  "median abs error %, transport queue | noise floor % |",
-                  "|---|---|---|---|---|---|---|"]
+                  f"against measured: rigs_noise.py): **{_fmt(result.get('median_noise_floor_pct'))}%**.", ""]
+        if result.get("shared_capacity"):
+            lines += ["The fit's decision: `" + result["shared_capacity"] + "`", ""]
+        lines += ["| file | cases | median abs error % | worst % | median abs error % from 64 KiB | "
+                  "median abs error %, transport queue | noise floor % |"
+                  + (" other form | other form, from 64 KiB |" if other else ""),
+                  "|---|---|---|---|---|---|---|" + ("---|---|" if other else "")]
         for r in sorted(result["files"], key=lambda r: r["file"]):
-            note = " (replayed block-wise)" if r["placement"] == "cyclic" else ""
-            lines.append(f"| {r['file']}{note} | {r['cases']} | "
+            lines.append(f"| {r['file']} | {r['cases']} | "
                          f"{_fmt(r['median_abs_error_pct'])} | {_fmt(r['max_abs_error_pct'])} | "
                          f"{_fmt(r.get('median_abs_error_pct_from_64KiB')) or '-'} | "
                          f"{_fmt(r.get('median_abs_error_pct_queue'))} | "
-                         f"{_fmt(r.get('noise_floor_pct')) or '-'} |")
+                         f"{_fmt(r.get('noise_floor_pct')) or '-'} |"
+                         + (f" {_fmt(r.get('median_abs_error_pct_other_form'))} | "
+                            f"{_fmt(r.get('median_abs_error_pct_from_64KiB_other_form')) or '-'} |"
+                            if other else ""))
         lines += ["", "Every case's measured and simulated time is in `baseline.json`; the "
                       "fit's own report in `baseline-fit.txt`."]
         lines += ["", "Commands (from the repository root):", ""]

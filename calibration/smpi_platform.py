@@ -33,8 +33,8 @@ from ..errors import InputError
 
 GIB = 1 << 30
 # Engine keys this mapping expresses; any other key must hold a neutral value.
-_MAPPED = {"name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps", "topology",
-           "topology_parameters", "intra_latency_us", "intra_bandwidth_gbps", "send_overhead_us",
+_MAPPED = {"name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps", "limiter_gbps",
+           "topology", "topology_parameters", "intra_latency_us", "intra_bandwidth_gbps", "send_overhead_us",
            "recv_overhead_us", "per_byte_overhead_ns", "pass_us", "reception", "gap_us",
            "pacing_gbps", "pacing_above_bytes"}
 
@@ -89,6 +89,9 @@ def platform_xml(spec: dict) -> str:
     }
     if spec.get("backbone_gbps", 0) > 0:
         attrs.update(bb_bw=_bps(spec["backbone_gbps"]), bb_lat="0s")
+    if spec.get("limiter_gbps", 0) > 0:
+        # SimGrid's per-host link shared by both directions: hopsim's limiter.
+        attrs["limiter_link"] = _bps(spec["limiter_gbps"])
     body = " ".join(f"{k}={quoteattr(v)}" for k, v in attrs.items())
     return ("<?xml version='1.0'?>\n"
             "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"

@@ -1,21 +1,36 @@
 """Which mechanisms the data call for: each structural alternative fitted jointly, compared
 by BIC on the robust log residuals (calibration/joint.py).
 
-The mechanisms are decided one after the other (pacing, token bucket, per-node NIC cost,
-eager/rendezvous threshold, probe visibility, transport), each from the platform the
-previous decisions chose. An alternative wins when its BIC is at least BIC_MARGIN below
-every other one (Kass and Raftery's "strong" evidence); otherwise the mechanism is
-undecided and stays as --base has it (the fit of --base's alternative is kept).
+The mechanisms are decided one after the other (pacing, token bucket, shared capacity,
+per-node NIC cost, eager/rendezvous threshold, probe visibility, transport), each from the
+platform the previous decisions chose. An alternative wins when its BIC is at least
+BIC_MARGIN below every other one (Kass and Raftery's "strong" evidence); otherwise the
+mechanism is undecided and stays as --base has it (the fit of --base's alternative is kept).
+
+Shared capacity has two forms that only runs on more than two nodes can tell apart: a
+per-node limiter (network.limiter_gbps: a node's sent + received bytes share one rate)
+and a backbone (network.backbone_gbps: all node-to-node bytes of the machine share one).
+On two nodes every byte crosses both nodes' limiters and the backbone alike, so the two
+fit equally: when both beat "none" but not each other, the capacity is decided and its
+form is not (Decision.form_undecided); the platform gets --base's form, else the
+per-node limiter, and says so; `--holdout` files on more nodes then decide the form by
+held-out error (calibrate.py).
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..platforms.platform import Platform
 from .joint import FIT_CAP, MAX_NFEV, JointFit, fit_joint, key
 
 BIC_MARGIN = 6.0
+LIMITER, BACKBONE = "per-node limiter", "backbone"
+# From here a message is many packets on every rig: both-ways cases this large show a
+# shared capacity (smaller ones are latency-bound).
+LARGE_BYTES = 65536
 # A rate or cost the data have not shown yet starts here (then the fit moves it).
 START_NIC_FRACTION = 0.05       # of the network latency
 START_BURST_BYTES = 65536
@@ -26,6 +41,8 @@ class Alternative:
     label: str
     platform: Platform
     free: list[str]
+    # Other starting points of the same structure (a multi-start: the lowest cost is kept).
+    starts: list[tuple[str, Platform]] = field(default_factory=list)
 
 
 @dataclass
@@ -35,10 +52,16 @@ class Decision:
     chosen: str
     base_label: str
     undecided: bool
+    note: str = ""                  # replaces the verdict when set (shared capacity's form)
+    form_undecided: bool = False    # shared capacity: decided against none, form undecided
+    starts: dict = field(default_factory=dict)   # label -> the start that won a multi-start
 
     def line(self) -> str:
-        ev = " vs ".join(f"{label} (BIC {j.bic:.1f}, median |error| {j.median_abs_error_pct():.1f}%)"
+        ev = " vs ".join(f"{label} (BIC {j.bic:.1f}, median |error| {j.median_abs_error_pct():.1f}%"
+                         + (f", {self.starts[label]}" if label in self.starts else "") + ")"
                          for label, j in self.fits)
+        if self.note:
+            return f"{self.mechanism}: {ev}: {self.note}"
         if len(self.fits) == 1:
             return f"{self.mechanism}: {ev}: the only alternative the data can test"
         if self.undecided:
@@ -107,8 +130,92 @@ def _bucket(p: Platform, base: Platform, cases):
         on = Alternative("token bucket", p.replace(bucket_gbps=rate,
                                                    bucket_burst_bytes=START_BURST_BYTES),
                          ["bucket_gbps", "bucket_burst_bytes"])
+    on.starts = _bucket_starts(p, cases)
     off = Alternative("no bucket", p.replace(bucket_gbps=0.0, bucket_burst_bytes=0.0), [])
     return [on, off], ("token bucket" if base.bucket_gbps > 0 else "no bucket")
+
+
+def _stream_gbps(cases) -> float | None:
+    """osu_bw's streaming rate at its largest size (median over its files), Gbit/s: a
+    window of messages back to back drains a token bucket that a ping-pong's pauses refill."""
+    bw = [c for c in cases if c.workload == "bandwidth" and c.ranks > c.ranks_per_node]
+    if not bw:
+        return None
+    top = max(c.bytes for c in bw)
+    return float(np.median([c.bytes * 8 / 1000 / c.measured_us for c in bw if c.bytes == top]))
+
+
+def _bucket_starts(p: Platform, cases) -> list[tuple[str, Platform]]:
+    """A second start when osu_bw streams well below the rate the current fit sustains: the
+    bucket's rate at the streaming rate, its burst the largest ping-pong message (the
+    ping-pong then passes every size at the line rate, as it did when it showed no drop)."""
+    stream = _stream_gbps(cases)
+    sustained = min(r for r in (p.bandwidth_gbps, p.pacing_gbps, p.bucket_gbps) if r > 0)
+    pp = [c.bytes for c in cases if c.workload == "pingpong" and c.ranks > c.ranks_per_node]
+    if stream is None or not pp or stream > 0.8 * sustained:
+        return []
+    burst = float(max(pp))
+    label = f"started from osu_bw's streaming rate {stream:.4g} Gbit/s, burst {burst:.0f} B"
+    return [(label, p.replace(bucket_gbps=stream, bucket_burst_bytes=burst))]
+
+
+def _both_ways(cases) -> list:
+    """Cases that load both directions of node-to-node links at once with many bytes
+    (IMB Exchange and the like; not a ping-pong, osu_bw's one-way stream or round trips)."""
+    return [c for c in cases if c.workload not in ("pingpong", "bandwidth", "roundtrip")
+            and c.ranks > c.ranks_per_node and c.bytes and c.bytes >= LARGE_BYTES]
+
+
+def _nodes(c) -> int:
+    placed = c.run.get("placement")
+    if isinstance(placed, tuple) and placed and all(isinstance(n, int) for n in placed):
+        return len(set(placed))
+    return -(-c.ranks // c.ranks_per_node)
+
+
+def _shared(p: Platform, base: Platform, cases):
+    loaded = _both_ways(cases)
+    if not loaded:
+        return None
+    # Start: a node's in + out at the fitted one-way rate is 2r; the largest both-ways
+    # cases measured `slow` times what the current fit gives: start at 2r / slow.
+    r = min(x for x in (p.bandwidth_gbps, p.pacing_gbps, p.bucket_gbps) if x > 0)
+    top = max(c.bytes for c in loaded)
+    big = [c for c in loaded if c.bytes == top and c.simulated_us and c.simulated_us > 0]
+    slow = float(np.median([c.measured_us / c.simulated_us for c in big])) if big else 1.0
+    d0 = 2 * r / max(slow, 1.0)
+    nodes = max(_nodes(c) for c in big) if big else 2
+    none = Alternative("none", p.replace(limiter_gbps=0.0, backbone_gbps=0.0), [])
+    lim = Alternative(LIMITER, p.replace(limiter_gbps=float(f"{d0:.6g}"), backbone_gbps=0.0),
+                      ["limiter_gbps"])
+    # The backbone carries every node's share: nodes / 2 limiters' worth.
+    bb = Alternative(BACKBONE, p.replace(backbone_gbps=float(f"{d0 * nodes / 2:.6g}"),
+                                         limiter_gbps=0.0), ["backbone_gbps"])
+    label = LIMITER if base.limiter_gbps > 0 else BACKBONE if base.backbone_gbps > 0 else "none"
+    return [none, lim, bb], label
+
+
+def _capacity_verdict(fits, base_label: str, cases):
+    """(chosen, undecided, form_undecided, note) for shared capacity (module docstring)."""
+    bic = {label: j.bic for label, j in fits}
+    best = min(bic, key=bic.get)
+    if best == "none" or bic["none"] - bic[best] < BIC_MARGIN:
+        return None
+    other = BACKBONE if best == LIMITER else LIMITER
+    if bic[other] - bic[best] >= BIC_MARGIN:
+        return None
+    chosen = base_label if base_label in (LIMITER, BACKBONE) else LIMITER
+    two = all(_nodes(c) <= 2 for c in _both_ways(cases))
+    why = ("every case that loads both directions runs on 2 nodes, where all node-to-node "
+           "bytes cross each node's limiter and the backbone alike: no 2-node run can tell "
+           "them apart; runs on more nodes can (give them to --holdout)") if two else           "the files do not tell them apart"
+    written = ("as --base has it" if base_label in (LIMITER, BACKBONE) else
+               "the per-node form (it keeps each node's rate when nodes are added; the "
+               "backbone's would be shared by them)")
+    note = (f"a shared capacity (BIC {bic['none'] - bic[best]:.1f} below none); per-node "
+            f"limiter or backbone: undecided (BIC difference {abs(bic[other] - bic[best]):.1f} "
+            f"under {BIC_MARGIN:g}): {why}; written: {chosen}, {written}")
+    return chosen, False, True, note
 
 
 def _nic(p: Platform, base: Platform, cases):
@@ -147,7 +254,8 @@ def _transport(p: Platform, base: Platform, cases):
     return [Alternative(t, p.replace(transport=t), []) for t in ("flow", "queue")], base.transport
 
 
-MECHANISMS = (("pacing", _pacing), ("token bucket", _bucket), ("NIC message cost", _nic),
+MECHANISMS = (("pacing", _pacing), ("token bucket", _bucket), ("shared capacity", _shared),
+              ("NIC message cost", _nic),
               ("eager/rendezvous", _eager), ("probe visibility", _probe), ("transport", _transport))
 
 
@@ -174,6 +282,7 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
                for a in alternatives):
             continue
         fits = []
+        starts = {}
         for alt in alternatives:
             if progress:
                 progress(f"{name}: fitting {alt.label}")
@@ -181,14 +290,29 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
             # A discrete switch with nothing new to fit gets a shorter refit.
             nfev = max_nfev if alt.free else max(4, max_nfev // 2)
             free = [f for f in alt.free if f not in hold]
-            fits.append((alt.label, fit_joint(alt.platform, cases, core + keep + free,
-                                              cap=cap, max_nfev=nfev)))
+            j = fit_joint(alt.platform, cases, core + keep + free, cap=cap, max_nfev=nfev)
+            for how, other in alt.starts:
+                if progress:
+                    progress(f"{name}: fitting {alt.label}, {how}")
+                k = fit_joint(other, cases, core + keep + free, cap=cap, max_nfev=nfev)
+                k.evaluations += j.evaluations
+                if k.cost < j.cost:
+                    j, starts[alt.label] = k, how
+                else:
+                    j.evaluations = k.evaluations
+            fits.append((alt.label, j))
         ranked = sorted(fits, key=lambda lf: lf[1].bic)
         undecided = len(ranked) > 1 and ranked[1][1].bic - ranked[0][1].bic < BIC_MARGIN
         chosen = base_label if undecided else ranked[0][0]
         if chosen not in dict(fits):   # --base's alternative was not among those tested
             chosen = ranked[0][0]
-        decisions.append(Decision(name, fits, chosen, base_label, undecided))
+        note, form_undecided = "", False
+        if make is _shared:
+            verdict = _capacity_verdict(fits, base_label, cases)
+            if verdict is not None:
+                chosen, undecided, form_undecided, note = verdict
+        decisions.append(Decision(name, fits, chosen, base_label, undecided, note, form_undecided,
+                                  starts))
         current = dict(fits)[chosen]
         current.restore()
         alt = next(a for a in alternatives if a.label == chosen)
@@ -207,12 +331,17 @@ def _turned_off(alt: Alternative) -> set[str]:
         off |= {"bucket_gbps", "bucket_burst_bytes"}
     if p.nic_message_us == 0:
         off.add("nic_message_us")
+    if p.limiter_gbps == 0:
+        off.add("limiter_gbps")
+    if p.backbone_gbps == 0:
+        off.add("backbone_gbps")
     return off
 
 
 def mechanism_keys(name: str) -> list[str]:
     fields = {"pacing": ["pacing_gbps", "pacing_above_bytes"],
               "token bucket": ["bucket_gbps", "bucket_burst_bytes"],
+              "shared capacity": ["limiter_gbps", "backbone_gbps"],
               "NIC message cost": ["nic_message_us"],
               "eager/rendezvous": ["eager_threshold_bytes"], "probe visibility": ["probe"],
               "transport": ["transport"]}[name]

@@ -5,7 +5,7 @@ A platform file is TOML with units in key names:
     name = "two-nodes"
     description = "..."                 # optional
     [nodes]      count, cores
-    [network]    latency_us, bandwidth_gbps, backbone_gbps (optional, 0 = none),
+    [network]    latency_us, bandwidth_gbps, backbone_gbps, limiter_gbps (optional, 0 = none),
                  topology ("star" default, "fat-tree", "torus", "dragonfly"),
                  topology_parameters (SimGrid's string; its node count must equal count)
     [intranode]  latency_us, bandwidth_gbps  (default: the network's values)

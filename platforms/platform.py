@@ -34,6 +34,7 @@ FILE_KEYS = {
     "latency_us": "network.latency_us",
     "bandwidth_gbps": "network.bandwidth_gbps",
     "backbone_gbps": "network.backbone_gbps",
+    "limiter_gbps": "network.limiter_gbps",
     "topology": "network.topology",
     "topology_parameters": "network.topology_parameters",
     "transport": "network.transport",
@@ -90,6 +91,8 @@ class Platform:
     bandwidth_gbps: float
     description: str = ""
     backbone_gbps: float = 0.0
+    # One capacity per node for its sent + received bytes (SimGrid's limiter_link); 0: none.
+    limiter_gbps: float = 0.0
     topology: str = "star"
     topology_parameters: str = ""
     transport: str = "flow"
@@ -131,14 +134,15 @@ class Platform:
             _check_int(self, f)
             if getattr(self, f) < 1:
                 self._fail(f, f"must be at least 1, got {getattr(self, f)}")
-        for f in _POSITIVE + _NON_NEGATIVE + ("backbone_gbps",):
+        for f in _POSITIVE + _NON_NEGATIVE + ("backbone_gbps", "limiter_gbps"):
             if getattr(self, f) is None and f in _FOLLOW_NETWORK:
                 continue
             self._set(f, _check_float(self, f))
             if f in _POSITIVE and getattr(self, f) <= 0:
                 self._fail(f, f"must be > 0, got {getattr(self, f)}")
             if f not in _POSITIVE and getattr(self, f) < 0:
-                hint = " (0: no backbone)" if f == "backbone_gbps" else ""
+                hint = {"backbone_gbps": " (0: no backbone)",
+                        "limiter_gbps": " (0: no limiter)"}.get(f, "")
                 self._fail(f, f"must be >= 0{hint}, got {getattr(self, f)}")
         if self.reception not in RECEPTIONS:
             self._fail("reception", f"must be one of {', '.join(RECEPTIONS)}, "
@@ -155,6 +159,9 @@ class Platform:
         if self.topology not in TOPOLOGIES:
             self._fail("topology", f"must be one of {', '.join(TOPOLOGIES)}, "
                                    f"got {self.topology!r}")
+        if self.limiter_gbps > 0 and self.topology != "star":
+            self._fail("limiter_gbps", f"runs on the star topology only, network.topology is "
+                                       f"{self.topology!r}")
         if self.topology == "star":
             if self.topology_parameters:
                 self._fail("topology_parameters", "only applies to fat-tree, torus and dragonfly")
@@ -242,7 +249,7 @@ class Platform:
         """The engine's PlatformSpec as a dict (simulator/spec.hpp field names)."""
         spec = {f: self.effective(f) for f in (
             "name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps",
-            "topology", "topology_parameters", "transport", "intra_latency_us", "intra_bandwidth_gbps",
+            "limiter_gbps", "topology", "topology_parameters", "transport", "intra_latency_us", "intra_bandwidth_gbps",
             "send_overhead_us", "recv_overhead_us", "per_byte_overhead_ns", "gap_us",
             "pass_us", "reduce_ns_per_byte", "reception", "oversubscribe", "bucket_gbps", "bucket_burst_bytes",
             "nic_message_us", "pacing_gbps", "pacing_above_bytes", "probe", "noise_scope", "noise_distribution", "noise_median_us",

@@ -62,6 +62,7 @@ BOUNDS: dict[str, Bound] = {
     "network.latency_us": Bound("float", MIN_TIME_US, MAX_TIME_US, "us", _TIME, zero=True),
     "network.bandwidth_gbps": Bound("float", MIN_GBPS, MAX_GBPS, "Gbit/s", "1 kbit/s to 1 Pbit/s: SimGrid's solver range"),
     "network.backbone_gbps": Bound("float", MIN_GBPS, MAX_GBPS, "Gbit/s", "0: no backbone; else as bandwidth", zero=True),
+    "network.limiter_gbps": Bound("float", MIN_GBPS, MAX_GBPS, "Gbit/s", "0: no limiter; else as bandwidth", zero=True),
     "intranode.latency_us": Bound("float", MIN_TIME_US, MAX_TIME_US, "us", _TIME, zero=True),
     "intranode.bandwidth_gbps": Bound("float", MIN_GBPS, MAX_GBPS, "Gbit/s", "1 kbit/s to 1 Pbit/s: SimGrid's solver range"),
     "host.send_overhead_us": Bound("float", MIN_TIME_US, MAX_TIME_US, "us", _TIME, zero=True),

@@ -41,7 +41,7 @@ void reject_unknown(const py::dict& d, std::initializer_list<const char*> known,
 PlatformSpec platform_from(const py::dict& d)
 {
   reject_unknown(d,
-                 {"name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps", "topology",
+                 {"name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps", "limiter_gbps", "topology",
                   "topology_parameters", "intra_latency_us", "intra_bandwidth_gbps", "send_overhead_us",
                   "recv_overhead_us", "per_byte_overhead_ns", "gap_us", "pass_us", "reception", "bucket_gbps",
                   "bucket_burst_bytes", "nic_message_us", "pacing_gbps", "pacing_above_bytes", "oversubscribe", "eager_threshold_bytes", "probe", "transport",
@@ -55,6 +55,7 @@ PlatformSpec platform_from(const py::dict& d)
   take(d, "latency_us", p.latency_us);
   take(d, "bandwidth_gbps", p.bandwidth_gbps);
   take(d, "backbone_gbps", p.backbone_gbps);
+  take(d, "limiter_gbps", p.limiter_gbps);
   take(d, "topology", p.topology);
   take(d, "topology_parameters", p.topology_parameters);
   take(d, "intra_latency_us", p.intra_latency_us);

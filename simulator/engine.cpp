@@ -85,6 +85,9 @@ void validate(const PlatformSpec& p, const WorkloadSpec& w)
   require(non_negative(p.latency_us), "latency_us must be zero or positive");
   require(positive(p.bandwidth_gbps), "bandwidth_gbps must be positive");
   require(non_negative(p.backbone_gbps), "backbone_gbps must be zero (none) or positive");
+  require(non_negative(p.limiter_gbps), "limiter_gbps must be zero (none) or positive");
+  require(p.limiter_gbps == 0 || p.topology == "star" || p.topology.empty(),
+          "limiter_gbps runs on the star topology only");
   require(non_negative(p.intra_latency_us), "intranode latency_us must be zero or positive");
   require(positive(p.intra_bandwidth_gbps), "intranode bandwidth_gbps must be positive");
   for (double v : {p.send_overhead_us, p.recv_overhead_us, p.per_byte_overhead_ns, p.gap_us, p.pass_us})

@@ -31,6 +31,7 @@ struct Message {
   // The queue transport: the link the transfer is entering, when its first byte entered
   // the previous link and when its last byte left it.
   int link = 0;
+  int wire_src = 0;  // the node the transfer leaves
   int wire_dst = 0;  // the node the transfer goes to
   double wire_start = 0, wire_end = 0;
 };

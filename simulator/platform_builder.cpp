@@ -59,11 +59,18 @@ std::vector<sg4::Host*> build_star(const PlatformSpec& spec)
                      ->set_latency(seconds(spec.intra_latency_us))
                      ->seal();
     std::vector<sg4::LinkInRoute> up{{nic, sg4::LinkInRoute::Direction::UP}};
+    std::vector<sg4::LinkInRoute> down{{nic, sg4::LinkInRoute::Direction::DOWN}};
+    if (spec.limiter_gbps > 0) {
+      // One shared link in both directions of the node's routes: its sent and received
+      // bytes share one capacity (SimGrid's limiter_link), no latency of its own.
+      auto* limiter = zone->create_link(node_name(i) + "-limiter", bytes_per_second(spec.limiter_gbps))->seal();
+      up.emplace_back(limiter);
+      down.emplace_back(limiter);
+    }
     if (backbone)
       up.emplace_back(backbone);
     zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, up, false);
-    zone->add_route(nullptr, host->get_netpoint(), nullptr, nullptr, {{nic, sg4::LinkInRoute::Direction::DOWN}},
-                    false);
+    zone->add_route(nullptr, host->get_netpoint(), nullptr, nullptr, down, false);
     zone->add_route(host->get_netpoint(), host->get_netpoint(), nullptr, nullptr, {sg4::LinkInRoute(loop)}, false);
     hosts.push_back(host);
   }

@@ -29,6 +29,9 @@ struct PlatformSpec {
   double latency_us = 0;       // one-way node-to-node latency (the two NIC links share it)
   double bandwidth_gbps = 1;   // per direction, per NIC
   double backbone_gbps = 0;    // 0: no backbone (a non-blocking switch)
+  // One capacity per node shared by the bytes it sends and receives (SimGrid's cluster
+  // limiter_link: a host whose in+out is below twice its NIC's rate); 0: none. Star only.
+  double limiter_gbps = 0;
   std::string topology = "star";  // star, fat-tree, torus, dragonfly
   TransportKind transport = TransportKind::Flow;
   std::string topology_parameters;  // SimGrid's zone parameter string for the last three

@@ -8,6 +8,13 @@
 // receiver's NIC (down); half the latency before the backbone and half after it, all of
 // it before the receiver's NIC without one. Inside a node: the node's intra-node link.
 // A link takes transfers in the order their first byte reaches it.
+//
+// A node's limiter (limiter_gbps: one capacity for the bytes it sends and receives) is
+// not a link a transfer holds: it serves the bytes of every transfer through the node,
+// sent or received, in the order their first byte reaches it (when the transfer starts
+// on the sender's NIC, when it starts on the receiver's), at its rate, and a transfer's
+// last byte passes no sooner than the limiter has served it. Each crossing is an event
+// at that date, so the order is the order of arrival.
 #include "rank_loop.hpp"
 #include "transport.hpp"
 
@@ -20,15 +27,18 @@ namespace {
 
 double bytes_per_second(double gbps) { return gbps * 1e9 / 8.0; }
 
-// Where a transfer is: entering the backbone, entering the receiver's NIC, delivered.
-enum Step { kBackbone = 1, kDown = 2, kDelivered = 3 };
+// Where a transfer is: entering the backbone, entering the receiver's NIC, delivered,
+// entering the sender's limiter, entering the receiver's limiter.
+enum Step { kBackbone = 1, kDown = 2, kDelivered = 3, kLimitUp = 4, kLimitDown = 5 };
 
 class QueueTransport : public Transport {
 public:
   QueueTransport(const PlatformSpec& p, int nodes)
       : nic_(bytes_per_second(p.bandwidth_gbps)), intra_(bytes_per_second(p.intra_bandwidth_gbps)),
-        backbone_(p.backbone_gbps > 0 ? bytes_per_second(p.backbone_gbps) : 0), latency_(p.latency_us * 1e-6),
-        intra_latency_(p.intra_latency_us * 1e-6), up_(nodes, 0), down_(nodes, 0), loop_(nodes, 0)
+        backbone_(p.backbone_gbps > 0 ? bytes_per_second(p.backbone_gbps) : 0),
+        limiter_(p.limiter_gbps > 0 ? bytes_per_second(p.limiter_gbps) : 0), latency_(p.latency_us * 1e-6),
+        intra_latency_(p.intra_latency_us * 1e-6), up_(nodes, 0), down_(nodes, 0), loop_(nodes, 0),
+        limit_(nodes, 0)
   {
   }
 
@@ -40,6 +50,7 @@ public:
     double now = sim.now();
     auto s = static_cast<double>(bytes);
     int a = sim.node_of(src), b = sim.node_of(dst);
+    m.wire_src = a;
     m.wire_dst = b;
     if (a == b) {
       double start = std::max(now, loop_[a]);
@@ -52,6 +63,11 @@ public:
     double start;
     m.wire_end = cross(up_[a], now, s, nic_, paced ? now + s / m.rate : 0, paced, &start);
     m.wire_start = start;
+    if (limiter_ > 0) {
+      m.link = kLimitUp;
+      sim.schedule(start, Event::Transport, id);
+      return;
+    }
     m.link = backbone_ > 0 ? kBackbone : kDown;
     sim.schedule(start + first_latency(), Event::Transport, id);
   }
@@ -66,6 +82,17 @@ public:
     double now = sim.now();
     auto s = static_cast<double>(m.phase == 0 ? m.bytes : 0);
     bool paced = m.rate > 0;
+    if (m.link == kLimitUp) {
+      m.wire_end = std::max(m.wire_end, limit(m.wire_src, now, s));
+      m.link = backbone_ > 0 ? kBackbone : kDown;
+      sim.schedule(now + first_latency(), Event::Transport, id);
+      return;
+    }
+    if (m.link == kLimitDown) {
+      m.link = kDelivered;
+      sim.schedule(std::max(m.wire_end, limit(m.wire_dst, now, s)), Event::Transport, id);
+      return;
+    }
     if (m.link == kBackbone) {
       double start;
       m.wire_end = cross(backbone_free_, now, s, backbone_, m.wire_end + latency_ / 2, paced, &start);
@@ -77,6 +104,12 @@ public:
     double after = backbone_ > 0 ? latency_ / 2 : latency_;
     double start;
     double last = cross(down_[m.wire_dst], now, s, nic_, m.wire_end + after, paced, &start);
+    if (limiter_ > 0) {
+      m.wire_end = last;
+      m.link = kLimitDown;
+      sim.schedule(start, Event::Transport, id);
+      return;
+    }
     m.link = kDelivered;
     sim.schedule(last, Event::Transport, id);
   }
@@ -102,12 +135,22 @@ private:
     return last;
   }
 
+  // The node's limiter serves s bytes whose first byte reaches it at now: the date it
+  // has served them (it serves one transfer's bytes after another's, never idle while
+  // some wait, and is not held while a slower link feeds it).
+  double limit(int node, double now, double s)
+  {
+    limit_[node] = std::max(now, limit_[node]) + s / limiter_;
+    return limit_[node];
+  }
+
   double first_latency() const { return backbone_ > 0 ? latency_ / 2 : latency_; }
 
-  double nic_, intra_, backbone_;  // bytes per second
+  double nic_, intra_, backbone_, limiter_;  // bytes per second
   double latency_, intra_latency_;  // seconds
   // Per link: the date its last queued byte leaves.
   std::vector<double> up_, down_, loop_;
+  std::vector<double> limit_;  // per node: the date its limiter has served what it was given
   double backbone_free_ = 0;
 };
 

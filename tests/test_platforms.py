@@ -181,6 +181,16 @@ def test_negative_backbone_is_rejected_and_zero_means_none():
     assert parse(text.format(0)).backbone_gbps == 0.0
 
 
+def test_limiter_negative_rejected_zero_none_and_star_only():
+    text = MINIMAL.replace("bandwidth_gbps = 1.0", "bandwidth_gbps = 1.0\nlimiter_gbps = {}")
+    rejects(text.format(-1), "network.limiter_gbps: must be >= 0")
+    assert parse(text.format(1.5)).limiter_gbps == 1.5
+    assert parse(text.format(0)).limiter_gbps == 0.0
+    torus = text.format(1.5).replace("count = 2", "count = 4") + \
+        'topology = "torus"\ntopology_parameters = "2,2"\n'
+    rejects(torus, "network.limiter_gbps: runs on the star topology only")
+
+
 @pytest.mark.parametrize("old, new, fragment", [
     ("count = 2", "count = 2.0", "nodes.count: must be an integer"),
     ("count = 2", 'count = "2"', "nodes.count: must be an integer"),

@@ -51,8 +51,8 @@ def test_netpipe_writes_its_own_file_and_the_campaign_covers_the_issue():
     assert rigs.mpirun_command(np_case, [], "HF", "NP", "/tmp/np.out")[-2:] == ["-o", "/tmp/np.out"]
     names = {c.file(1) for c in rigs.CASES}
     # 2 hosts: six tools; 4 hosts: IMB Exchange and latency_checker at 1 per host and at
-    # 2 per host in both placements.
-    assert len(names) == len(rigs.CASES) == 12
+    # 2 per host in both placements; IMB Alltoall and Allreduce at 2x1, 4x1 and 4x2.
+    assert len(names) == len(rigs.CASES) == 12 + 6
     for tool in ("imb-exchange", "latency_checker"):
         assert {f"{tool}-4x1-block-t1.txt", f"{tool}-4x2-block-t1.txt",
                 f"{tool}-4x2-node-t1.txt"} <= names
@@ -136,3 +136,16 @@ def test_a_missing_tool_is_one_line_exit_2_and_nothing_is_made(tmp_path):
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.count("\n") == 1 and "is neither in" in p.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_other_form_puts_the_fitted_capacity_in_the_other_place_at_the_same_rate():
+    from hopsim.calibration.rigs_report import other_form
+
+    text = '[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 1.25\ntransport = "flow"\n'
+    form, swapped = other_form(text)
+    assert "limiter of 1.25 Gbit/s as a backbone" in form
+    assert swapped == '[network]\nbackbone_gbps = 1.25\nlimiter_gbps = 0.0\ntransport = "flow"\n'
+    form, back = other_form(swapped)
+    assert "backbone of 1.25 Gbit/s as a per-node limiter" in form
+    assert back == '[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 1.25\ntransport = "flow"\n'
+    assert other_form('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\n') is None

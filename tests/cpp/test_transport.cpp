@@ -217,6 +217,77 @@ TEST(QueueUnderContention, ABackboneSerialisesEveryNodeToNodeMessage)
   expect_agreement(p, pingpong({4096}, 3));
 }
 
+TEST(Limiter, BindsOneDirectionAtItsRateWhenSlowerThanTheNic)
+{
+  // An isolated message crosses the sender's and the receiver's limiter: L + s/min(R, D).
+  PlatformSpec p = base();
+  p.limiter_gbps = 0.5;  // D = 62.5 bytes/us under R = 125
+  for (TransportKind t : {TransportKind::Flow, TransportKind::Queue}) {
+    std::string r = run(p, pingpong({4096}, 3), t);
+    EXPECT_NEAR(fields(r, "latency_us")[0], 10 + 4096 / 62.5, 1e-9) << r;
+  }
+  p.limiter_gbps = 2;  // faster than the NIC: the NIC binds, L + s/R
+  for (TransportKind t : {TransportKind::Flow, TransportKind::Queue}) {
+    std::string r = run(p, pingpong({4096}, 3), t);
+    EXPECT_NEAR(fields(r, "latency_us")[0], 10 + 4096 / 125.0, 1e-9) << r;
+  }
+  // Inside a node nothing crosses the limiter.
+  p.limiter_gbps = 0.001;
+  expect_agreement(p, pingpong({50000}, 3, 2));
+  std::string r = run(p, pingpong({50000}, 3, 2), TransportKind::Queue);
+  EXPECT_NEAR(fields(r, "latency_us")[0], 0.5 + 50000 / 6250.0, 1e-9) << r;
+}
+
+TEST(Limiter, SharesANodesTwoDirections)
+{
+  // IMB Exchange on 2 single-rank nodes (docs/model.md, "Per-node limiter"): each rank
+  // sends s twice to the other and receives s twice; 4 transfers cross each limiter.
+  // R = 125, D = 187.5 bytes/us, L = 20, s = 65536.
+  PlatformSpec p = base();
+  p.nodes = 2;
+  p.latency_us = 20;
+  p.limiter_gbps = 1.5;
+  // Flow: max-min, every transfer at min(R/2, D/4) = 46.875: L + 4s/D.
+  std::string f = run(p, exchange(2, 1, 65536, 1), TransportKind::Flow);
+  EXPECT_NEAR(fields(f, "t_max_us")[0], 20 + 4 * 65536 / 187.5, 1e-6) << f;
+  EXPECT_NEAR(fields(f, "t_min_us")[0], 20 + 4 * 65536 / 187.5, 1e-6) << f;
+  // Queue: each limiter serves s/D four times back to back from 0 (its own first send,
+  // the peer's first message from s/D, its second send from 2s/D, the peer's second
+  // message from 3s/D): the last byte passes at 4s/D.
+  std::string q = run(p, exchange(2, 1, 65536, 1), TransportKind::Queue);
+  EXPECT_NEAR(fields(q, "t_max_us")[0], 4 * 65536 / 187.5, 1e-6) << q;
+  EXPECT_NEAR(fields(q, "t_min_us")[0], 4 * 65536 / 187.5, 1e-6) << q;
+  // Without it: L + 2s/R, both.
+  p.limiter_gbps = 0;
+  EXPECT_NEAR(fields(run(p, exchange(2, 1, 65536, 1), TransportKind::Flow), "t_max_us")[0],
+              20 + 2 * 65536 / 125.0, 1e-6);
+}
+
+TEST(Limiter, ScalesWithTheNodeNotTheMachineUnlikeTheBackbone)
+{
+  // IMB Exchange on 4 single-rank nodes, flow: each node sends 2s and receives 2s, so
+  // 4 transfers cross each limiter: L + 4s/D, as on 2 nodes. A backbone of the same
+  // rate carries all 8 transfers: L + 8s/Rb.
+  PlatformSpec p = base();
+  p.latency_us = 20;
+  p.limiter_gbps = 1.5;
+  std::string f = run(p, exchange(4, 1, 65536, 1), TransportKind::Flow);
+  EXPECT_NEAR(fields(f, "t_max_us")[0], 20 + 4 * 65536 / 187.5, 1e-6) << f;
+  p.limiter_gbps = 0;
+  p.backbone_gbps = 1.5;
+  f = run(p, exchange(4, 1, 65536, 1), TransportKind::Flow);
+  EXPECT_NEAR(fields(f, "t_max_us")[0], 20 + 8 * 65536 / 187.5, 1e-6) << f;
+}
+
+TEST(Limiter, RunsOnTheStarOnly)
+{
+  PlatformSpec p = base();
+  p.topology = "torus";
+  p.topology_parameters = "2,2";
+  p.limiter_gbps = 1;
+  EXPECT_THROW(simulate(p, pingpong({0}, 1)), std::invalid_argument);
+}
+
 TEST(QueueUnderContention, ContendedRoundTripsAreDeterministic)
 {
   PlatformSpec p = base();

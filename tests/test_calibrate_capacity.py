@@ -1,0 +1,114 @@
+"""Shared capacity in the joint fit (calibration/structure.py): a per-node limiter
+(network.limiter_gbps) or a backbone (network.backbone_gbps), decided from exchanges that
+load both directions at once, and osu_bw's streaming rate as a start for a token bucket
+that the ping-pong's pauses hide.
+
+The files are hopsim JSON written by `hopsim.simulate` on known platforms: the structure
+the fit picks must flip with the mechanism the engine ran, and stay undecided where the
+runs cannot tell (on 2 nodes every byte crosses both nodes' limiters and the backbone).
+"""
+import pytest
+
+import hopsim
+from hopsim.calibration.calibrate import calibrate_files
+from hopsim.calibration.parsers import parse_file
+from hopsim.calibration.structure import BACKBONE, LIMITER, _bucket_starts, decide
+from hopsim.calibration.validate import cases_of
+from hopsim.platforms.platform import Platform
+
+PLAIN = Platform(name="plain", nodes=4, cores=1, latency_us=20.0, bandwidth_gbps=1.0)
+# In + out of a node at 1.4 Gbit/s where each direction alone runs at 1: an exchange of
+# 2 nodes takes 4s/D (D = 175 bytes/us) where the NICs alone give 2s/R (R = 125).
+LIMITED = PLAIN.replace(name="limited", limiter_gbps=1.4)
+BACKBONED = PLAIN.replace(name="backboned", backbone_gbps=1.4)
+PP_SIZES = [0, 1000, 16000, 100000, 400000, 1000000]
+EX_SIZES = [0, 1000, 100000, 1000000]
+
+
+def _write(d, name, platform, workload, **params):
+    path = d / name
+    path.write_text(hopsim.simulate(platform, workload, **params).to_json() + "\n")
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    out = {}
+    for truth in (LIMITED, BACKBONED):
+        d = tmp_path_factory.mktemp(truth.name)
+        out[truth.name] = {
+            "pp": _write(d, "pp.json", truth, "pingpong", ranks=2, sizes=PP_SIZES, iterations=3),
+            "ex2": _write(d, "ex-2x1.json", truth, "exchange", ranks=2, sizes=EX_SIZES, repetitions=3),
+            "ex4": _write(d, "ex-4x1.json", truth, "exchange", ranks=4, sizes=EX_SIZES, repetitions=3),
+        }
+    return out
+
+
+def _capacity(paths):
+    cases = cases_of([m for f in paths for m in parse_file(f)])[0]
+    sf = decide(PLAIN, PLAIN, cases, cap=None)
+    return next(d for d in sf.decisions if d.mechanism == "shared capacity"), sf
+
+
+@pytest.mark.parametrize("name", ["limited", "backboned"])
+def test_two_nodes_decide_a_capacity_but_not_its_form(runs, name):
+    # Both truths give the same 2-node runs: the capacity beats none, the form is undecided
+    # (printed with why), and the per-node form is written at the true rate.
+    d, sf = _capacity([runs[name]["pp"], runs[name]["ex2"]])
+    assert d.form_undecided and not d.undecided, d.line()
+    assert d.chosen == LIMITER
+    assert "runs on 2 nodes" in d.line() and "--holdout" in d.line()
+    bic = {label: j.bic for label, j in d.fits}
+    assert bic["none"] - bic[LIMITER] >= 6
+    assert abs(bic[LIMITER] - bic[BACKBONE]) < 6
+    assert sf.fit.platform.limiter_gbps == pytest.approx(1.4, rel=0.02)
+    assert sf.fit.platform.backbone_gbps == 0
+
+
+@pytest.mark.parametrize("name, form, field", [("limited", LIMITER, "limiter_gbps"),
+                                               ("backboned", BACKBONE, "backbone_gbps")])
+def test_four_nodes_decide_the_form_the_engine_ran(runs, name, form, field):
+    # On 4 nodes a node's limiter carries its own 4 transfers, the backbone all 8: the
+    # exchange 4x1 takes L + 4s/D with the limiter, L + 8s/B with the backbone.
+    d, sf = _capacity([runs[name]["pp"], runs[name]["ex2"], runs[name]["ex4"]])
+    assert d.chosen == form and not d.undecided and not d.form_undecided, d.line()
+    assert getattr(sf.fit.platform, field) == pytest.approx(1.4, rel=0.02)
+
+
+def test_no_capacity_is_offered_without_a_run_that_loads_both_ways(runs):
+    cases = cases_of(parse_file(runs["limited"]["pp"]))[0]
+    sf = decide(PLAIN, PLAIN, cases, cap=None)
+    assert all(d.mechanism != "shared capacity" for d in sf.decisions)
+
+
+def test_holdout_on_four_nodes_decides_the_form_two_nodes_left_open(runs):
+    r = calibrate_files([runs["backboned"]["pp"], runs["backboned"]["ex2"]], nodes=4, joint=True,
+                        cap=None, holdout=[runs["backboned"]["ex4"]])
+    p = r.fit.platform
+    assert p.backbone_gbps == pytest.approx(1.4, rel=0.02) and p.limiter_gbps == 0
+    line = next(l for l in r.text.splitlines() if "form by held-out error" in l)
+    assert line.rstrip().endswith(f"backbone {p.backbone_gbps} Gbit/s")
+    assert "form by held-out error" in p.provenance["network.backbone_gbps"]
+
+
+def test_osu_bw_streaming_rate_gives_the_bucket_the_ping_pong_hides(tmp_path):
+    # A 2 Gbit/s line under a 0.4 Gbit/s bucket of 4 MB: the ping-pong (1.4 MB in all each
+    # way) never drains it and runs at 2 Gbit/s throughout; osu_bw's 64-message windows
+    # (8 MiB each) drain it and stream at 0.4. The closed form sees no bucket; the joint
+    # fit, replaying osu_bw, finds it; its second start is osu_bw's own rate.
+    truth = PLAIN.replace(name="bucket", bandwidth_gbps=2.0, bucket_gbps=0.4,
+                          bucket_burst_bytes=4e6)
+    pp = _write(tmp_path, "pp.json", truth, "pingpong", ranks=2,
+                sizes=[0, 16000, 400000, 1000000], iterations=1)
+    bw = _write(tmp_path, "bw.json", truth, "bandwidth", ranks=2, sizes=[131072], iterations=10)
+    cases = cases_of(parse_file(pp) + parse_file(bw))[0]
+    closed = PLAIN.replace(bandwidth_gbps=2.0)
+    (label, start), = _bucket_starts(closed, cases)
+    # 10 windows of 64 x 131072 B = 83.886 MB; the first 4 MB pass at once, the rest at
+    # 0.4 Gbit/s: 0.4 x 83.886 / 79.886 = 0.42003 Gbit/s on average.
+    assert start.bucket_gbps == pytest.approx(0.4 * 83.886080 / 79.886080, rel=0.002)
+    assert start.bucket_burst_bytes == 1000000 and "osu_bw" in label
+    sf = decide(closed, closed, cases, cap=None)
+    d = next(d for d in sf.decisions if d.mechanism == "token bucket")
+    assert d.chosen == "token bucket" and not d.undecided, d.line()
+    assert sf.fit.platform.bucket_gbps == pytest.approx(0.4, rel=0.05)
