@@ -4,5 +4,4 @@
                 -> Measurement lists (docs/calibration.md)
     fit         one fitter per parameter group; calibrate.calibrate_files() runs them
     validate    measured versus simulated, case by case (docs/validation.md)
-    solve       root finding over the engine, shared with hopsim.platforms.derive
 """
