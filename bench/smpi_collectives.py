@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 import hopsim
-from hopsim.calibration import smpi_platform
+from hopsim.platforms import simgrid
 from hopsim.calibration.parsers import imb
 from hopsim.platforms import Platform
 
@@ -55,12 +55,12 @@ def smpi_rows(binary: str, kind: str, algorithm: str, ranks: int) -> dict:
     spec = PLATFORM.to_engine_dict()
     with tempfile.TemporaryDirectory(prefix="hopsim-smpi-coll-") as tmp:
         tmp = Path(tmp)
-        (tmp / "p.xml").write_text(smpi_platform.platform_xml(spec))
-        (tmp / "hosts").write_text(smpi_platform.hostfile(spec, ranks, 1))
+        (tmp / "p.xml").write_text(simgrid.platform_xml(spec))
+        (tmp / "hosts").write_text(simgrid.hostfile(spec, ranks, 1))
         name = {"alltoall": "Alltoall", "allreduce": "Allreduce", "allgather": "Allgather",
                 "bcast": "Bcast", "reduce": "Reduce", "barrier": "Barrier"}[kind]
         cmd = ["smpirun", "-platform", str(tmp / "p.xml"), "-hostfile", str(tmp / "hosts"),
-               "-np", str(ranks), *smpi_platform.cfg_flags(spec), f"--cfg=smpi/{kind}:{algorithm}",
+               "-np", str(ranks), *simgrid.cfg_flags(spec), f"--cfg=smpi/{kind}:{algorithm}",
                "--cfg=smpi/display-timing:no", "--log=root.thresh:warning", binary, name,
                "-npmin", str(ranks), "-msglog", "0:16", "-iter", str(REPS), "-time", "1000",
                "-warm_up", "0"]
