@@ -51,8 +51,10 @@ def test_netpipe_writes_its_own_file_and_the_campaign_covers_the_issue():
     assert rigs.mpirun_command(np_case, [], "HF", "NP", "/tmp/np.out")[-2:] == ["-o", "/tmp/np.out"]
     names = {c.file(1) for c in rigs.CASES}
     # 2 hosts: six tools; 4 hosts: IMB Exchange and latency_checker at 1 per host and at
-    # 2 per host in both placements.
-    assert len(names) == len(rigs.CASES) == 12
+    # 2 per host in both placements; IMB Alltoall and Allreduce at 2x1, 4x1 and 4x2 block.
+    assert len(names) == len(rigs.CASES) == 6 + 2 * 3 + 2 * 3
+    for coll in ("alltoall", "allreduce"):
+        assert {f"imb-{coll}-{shape}-block-t1.txt" for shape in ("2x1", "4x1", "4x2")} <= names
     for tool in ("imb-exchange", "latency_checker"):
         assert {f"{tool}-4x1-block-t1.txt", f"{tool}-4x2-block-t1.txt",
                 f"{tool}-4x2-node-t1.txt"} <= names
