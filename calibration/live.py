@@ -3,7 +3,7 @@
 run_live() is the programmatic entry (calibration uses it); add_parser()/run() are the
 CLI. hopbench (calibration/hopbench) runs the workloads; --tool runs a third-party
 benchmark instead. --emulate-cluster H builds H hosts on this machine
-(hopsim.calibration.cluster) and removes them whatever happens.
+(hopsim.live.cluster) and removes them whatever happens.
 """
 from __future__ import annotations
 
@@ -145,7 +145,7 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         raise InputError(f"--hostfile: {hostfile} does not exist")
     bounds.check("timeout", timeout, "--timeout")
     if emulate_cluster is not None:
-        from .cluster import EmulatedCluster, check_available
+        from ..live.cluster import EmulatedCluster, check_available
         check_available()
         if work.nodes_used > emulate_cluster:
             raise InputError(f"--ranks: {ranks} ranks at {ranks_per_node} per host need "
@@ -190,7 +190,7 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         cluster = None
         if emulate_cluster is not None:
             cluster = EmulatedCluster(emulate_cluster, link_rate, burst)
-            reaper.command([sys.executable, "-c", "import sys; from hopsim.calibration.cluster "
+            reaper.command([sys.executable, "-c", "import sys; from hopsim.live.cluster "
                             "import teardown_tag; teardown_tag(sys.argv[1])", cluster.tag])
             stack.enter_context(cluster)
             if progress:

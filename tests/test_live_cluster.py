@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from hopsim.calibration import cluster
+from hopsim.live import cluster
 from hopsim.calibration.live import hopbench_path, run_live
 
 

@@ -1,5 +1,5 @@
 """The rigs campaign (calibration/rigs.py) and the emulated cluster's uncapped links and
-name prefix (calibration/cluster.py). The live part needs root and namespaces."""
+name prefix (live/cluster.py). The live part needs root and namespaces."""
 import json
 import os
 import shutil
@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from hopsim.calibration import cluster, rigs
+from hopsim.calibration import rigs
+from hopsim.live import cluster
 from hopsim.errors import InputError
 
 
