@@ -21,7 +21,7 @@ from pathlib import Path
 from .. import bounds
 from ..errors import InputError
 from ..workload import make_workload
-from . import live_result, live_routes
+from ..live import result as live_result, routes as live_routes
 from .. import workload_flags  # the same flags as simulate
 
 TOOLS = ("hopbench", "netpipe", "imb", "osu", "latency_checker")

@@ -20,7 +20,7 @@ from pathlib import Path
 from .. import bounds
 from ..errors import InputError
 from ..platforms import simgrid
-from . import live_result, live_routes
+from ..live import result as live_result, routes as live_routes
 from .live import _TOOL_WORKLOADS, LiveError, tool_arguments
 from .. import workload_flags  # the same flags as simulate
 

@@ -15,7 +15,7 @@ import pytest
 
 import hopsim
 from hopsim import topologies
-from hopsim.calibration import live_result, live_routes
+from hopsim.live import result as live_result, routes as live_routes
 from hopsim.calibration.live import hopbench_path
 from hopsim.errors import InputError
 

@@ -104,7 +104,7 @@ def test_all_rank_statistics_follow_the_rules(averages):
     assert avg == pytest.approx(exp_avg, rel=1e-12) and sd == pytest.approx(exp_sd, rel=1e-12)
 
 
-# ---- the live runs' figures (calibration/live_result.py uses these functions) ---------
+# ---- the live runs' figures (live/result.py uses these functions) ---------
 
 def ray_rank(rtts):
     return S.ray_mode_latency(rtts), S.ray_average_latency(rtts)
