@@ -1,7 +1,7 @@
 """`hopsim live`: run a workload with real Open MPI and get simulate's JSON shape back.
 
 run_live() is the programmatic entry (calibration uses it); add_parser()/run() are the
-CLI. hopbench (calibration/hopbench) runs the workloads; --tool runs a third-party
+CLI. hopbench (live/hopbench) runs the workloads; --tool runs a third-party
 benchmark instead. --emulate-cluster H builds H hosts on this machine
 (hopsim.live.cluster) and removes them whatever happens.
 """
@@ -50,7 +50,7 @@ class LiveError(InputError):
 def hopbench_path() -> Path:
     from ..built import built_path
 
-    return built_path("calibration", "hopbench", "hopbench")
+    return built_path("live", "hopbench", "hopbench")
 
 
 def _find_tool(tool: str, tool_path: str | None, workload: str = "pingpong") -> str:
