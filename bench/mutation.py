@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 SITE = Path(__import__("hopsim").__file__).resolve().parent
 # Source folder -> its place in the installed package (pyproject.toml's wheel.packages).
 PACKAGE_OF = {"python": "", "platforms": "platforms", "scenarios": "scenarios",
-              "topologies": "topologies", "calibration": "calibration"}
+              "topologies": "topologies", "calibration": "calibration", "live": "live"}
 # An editable install (bootstrap.sh's) imports the source tree itself: mutate it there.
 EDITABLE = SITE == REPO / "python"
 

@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 import hopsim
-from hopsim.calibration import smpi_platform
+from hopsim.platforms import simgrid
 from hopsim.platforms import Platform
 
 PLATFORM = Platform(name="cmp64", nodes=64, cores=1, latency_us=10.0, bandwidth_gbps=1.0)
@@ -87,14 +87,14 @@ def smpi_rows(binary: str, kind: str, algorithm: str | None, ranks: int, sizes=N
     spec = PLATFORM.to_engine_dict()
     with tempfile.TemporaryDirectory(prefix="hopsim-smpi-coll-") as tmp:
         tmp = Path(tmp)
-        (tmp / "p.xml").write_text(smpi_platform.platform_xml(spec))
-        (tmp / "hosts").write_text(smpi_platform.hostfile(list(range(ranks))))  # one rank per node
+        (tmp / "p.xml").write_text(simgrid.platform_xml(spec))
+        (tmp / "hosts").write_text(simgrid.hostfile(list(range(ranks))))  # one rank per node
         (tmp / "lengths").write_text("".join(f"{s}\n" for s in sizes or ()))
         lengths = ["-msglen", str(tmp / "lengths")] if sizes else ["-msglog", "0:16"]
         name = {"alltoall": "Alltoall", "allreduce": "Allreduce", "allgather": "Allgather",
                 "bcast": "Bcast", "reduce": "Reduce", "barrier": "Barrier"}[kind]
         cmd = ["smpirun", "-platform", str(tmp / "p.xml"), "-hostfile", str(tmp / "hosts"),
-               "-np", str(ranks), *smpi_platform.cfg_flags(spec),
+               "-np", str(ranks), *simgrid.cfg_flags(spec),
                "--cfg=smpi/coll-selector:ompi" if algorithm is None else f"--cfg=smpi/{kind}:{algorithm}",
                *([f"--cfg=smpi/barrier:{barrier}"] if barrier else []),
                "--cfg=smpi/display-timing:no", "--log=root.thresh:warning", binary, name,

@@ -4,5 +4,9 @@
                 -> Measurement lists (docs/calibration.md)
     fit         one fitter per parameter group; calibrate.calibrate_files() runs them
     validate    measured versus simulated, case by case (docs/validation.md)
-    solve       root finding over the engine, shared with hopsim.platforms.derive
+    live, smpi  the `hopsim live` and `hopsim smpi` commands (what they run: hopsim.live)
+    rigs, demo  the measurement campaigns; regenerate: the presets calibrate produces
+
+Dependencies run one way: calibration uses hopsim.platforms (the platform model, its
+TOML writer, the root finder, the SimGrid export), never the reverse.
 """

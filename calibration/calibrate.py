@@ -14,8 +14,8 @@ from ..errors import InputError
 from ..platforms.platform import FILE_KEYS, Platform
 from .fit import FitReport, calibrate, trial_offsets
 from .parsers import parse_file
-from .platform_file import platform_toml
-from .simgrid_export import simgrid_texts
+from ..platforms.platform_file import platform_toml
+from ..platforms.simgrid import simgrid_texts
 from .joint import FIT_CAP, MAX_NFEV
 from .validate import MAX_STATEFUL_ITERATIONS, Case, _simulate_group, cases_of, with_placement
 

@@ -14,7 +14,7 @@ from ..errors import InputError
 LIVE_SIZES = [0, 64, 1024] + sorted({2**k for k in range(12, 21)} | {3 * 2**k for k in range(11, 19)})
 LIVE_ITERATIONS = 100
 # The SMPI --cfg flags file beside a platform's XML (calibrate and platforms export alike).
-SMPI_SUFFIX = ".smpi"
+from ..platforms.simgrid import SMPI_SUFFIX  # noqa: E402 (beside the other constants)
 
 
 def _placement(p):

@@ -20,7 +20,7 @@ from ..platforms.platform import FILE_KEYS, Platform
 from .fit_pacing import fit_pacing
 from .measurement import Measurement
 from .segments import Segment, classify, segments
-from .solve import solve
+from ..platforms.solve import solve
 
 # Which statistic of which tool is a one-way ping-pong time.
 PINGPONG_STATS = {("osu_latency", "latency_us"), ("netpipe", "latency_us"),

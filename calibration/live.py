@@ -1,9 +1,9 @@
 """`hopsim live`: run a workload with real Open MPI and get simulate's JSON shape back.
 
 run_live() is the programmatic entry (calibration uses it); add_parser()/run() are the
-CLI. hopbench (calibration/hopbench) runs the workloads; --tool runs a third-party
+CLI. hopbench (live/hopbench) runs the workloads; --tool runs a third-party
 benchmark instead. --emulate-cluster H builds H hosts on this machine
-(hopsim.calibration.cluster) and removes them whatever happens.
+(hopsim.live.cluster) and removes them whatever happens.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from pathlib import Path
 from .. import bounds
 from ..errors import InputError
 from ..workload import make_workload
-from . import live_result, live_routes
+from ..live import result as live_result, routes as live_routes
 from .. import workload_flags  # the same flags as simulate
 
 TOOLS = ("hopbench", "netpipe", "imb", "osu", "latency_checker")
@@ -50,7 +50,7 @@ class LiveError(InputError):
 def hopbench_path() -> Path:
     from ..built import built_path
 
-    return built_path("calibration", "hopbench", "hopbench")
+    return built_path("live", "hopbench", "hopbench")
 
 
 def _find_tool(tool: str, tool_path: str | None, workload: str = "pingpong") -> str:
@@ -145,7 +145,7 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         raise InputError(f"--hostfile: {hostfile} does not exist")
     bounds.check("timeout", timeout, "--timeout")
     if emulate_cluster is not None:
-        from .cluster import EmulatedCluster, check_available
+        from ..live.cluster import EmulatedCluster, check_available
         check_available()
         if work.nodes_used > emulate_cluster:
             raise InputError(f"--ranks: {ranks} ranks at {ranks_per_node} per host need "
@@ -190,7 +190,7 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         cluster = None
         if emulate_cluster is not None:
             cluster = EmulatedCluster(emulate_cluster, link_rate, burst)
-            reaper.command([sys.executable, "-c", "import sys; from hopsim.calibration.cluster "
+            reaper.command([sys.executable, "-c", "import sys; from hopsim.live.cluster "
                             "import teardown_tag; teardown_tag(sys.argv[1])", cluster.tag])
             stack.enter_context(cluster)
             if progress:

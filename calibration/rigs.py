@@ -208,7 +208,7 @@ def run_case(case: Case, trial: int, cluster, binaries, out: Path, timeout: floa
 
 
 def measure(rig: Rig, out: Path, binaries, trials: int, timeout: float, log=sys.stderr) -> list[dict]:
-    from .cluster import EmulatedCluster
+    from ..live.cluster import EmulatedCluster
 
     out.mkdir(parents=True, exist_ok=True)
     runs_path = out / "runs.json"

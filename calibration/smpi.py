@@ -2,7 +2,7 @@
 
 A cross-check of the engine by SimGrid's own MPI emulation: the same program as the
 live runs, on the platform and network contract hopsim_platform exports
-(hopsim.calibration.smpi_platform), giving the same JSON as `hopsim simulate`.
+(hopsim.platforms.simgrid), giving the same JSON as `hopsim simulate`.
 """
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ from pathlib import Path
 
 from .. import bounds
 from ..errors import InputError
-from . import live_result, live_routes, smpi_platform
+from ..platforms import simgrid
+from .. import live as live_package
+from ..live import result as live_result, routes as live_routes
 from .live import _TOOL_WORKLOADS, LiveError, tool_arguments
 from .. import workload_flags  # the same flags as simulate
 
@@ -27,7 +29,7 @@ SOURCES = ("hopbench.c", "routes.c", "hopbench.h")
 
 
 def _source_dir() -> Path:
-    return Path(__file__).resolve().parent / "hopbench"
+    return Path(live_package.__file__).resolve().parent / "hopbench"
 
 
 def build_hopbench(cache: Path | None = None) -> Path:
@@ -68,7 +70,7 @@ def run_smpi(platform, workload: str, ranks: int, ranks_per_node: int = 1, *, se
         params["reception"] = reception
     plat, work, spec = prepare(platform, workload, ranks, ranks_per_node, seed, **params)
     params.pop("reception", None)
-    smpi_platform.check_expressible(spec)
+    simgrid.check_expressible(spec)
     bounds.check("timeout", timeout, "--timeout")
     if workload == "roundtrip" and spec["pass_us"] <= 0:
         raise InputError(f"{plat.name}: host.pass_us is 0; under SMPI a free MPI_Iprobe never "
@@ -87,9 +89,9 @@ def run_smpi(platform, workload: str, ranks: int, ranks_per_node: int = 1, *, se
     with Reaper() as reaper, tempfile.TemporaryDirectory(prefix="hopsim-smpi-") as tmp:
         reaper.folder(tmp)
         tmp = Path(tmp)
-        (tmp / "platform.xml").write_text(smpi_platform.platform_xml(spec))
+        (tmp / "platform.xml").write_text(simgrid.platform_xml(spec))
         node_map = work.node_of_rank()
-        (tmp / "hostfile").write_text(smpi_platform.hostfile(node_map))
+        (tmp / "hostfile").write_text(simgrid.hostfile(node_map))
         args = tool_arguments("hopbench", work, tmp)
         if work.overlay:
             live_routes.write(tmp / "routes.txt", params["overlay"], ranks, params.get("degree"), seed)
@@ -97,7 +99,7 @@ def run_smpi(platform, workload: str, ranks: int, ranks_per_node: int = 1, *, se
         if workload == "roundtrip":
             args += ["--reception", spec["reception"]]
         cmd = [smpirun, "-platform", str(tmp / "platform.xml"), "-hostfile", str(tmp / "hostfile"),
-               "-np", str(ranks), *smpi_platform.cfg_flags(spec), *(extra_cfg or []),
+               "-np", str(ranks), *simgrid.cfg_flags(spec), *(extra_cfg or []),
                "--cfg=smpi/display-timing:no", "--log=root.thresh:warning", str(binary), *args]
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -16,6 +16,10 @@ A platform file is TOML with units in key names:
 
 load() accepts a preset name (list_presets()) or a file; every error is an InputError
 naming the file and the key.
+
+simgrid.py writes a platform for SimGrid (platform XML and SMPI --cfg flags: the one
+exporter, for `hopsim platforms export` and `hopsim calibrate --out`); export.py is the
+export command; platform_file.py writes a Platform back as TOML.
 """
 from .parse import load_file, parse_platform
 from .platform import RECEPTIONS, TOPOLOGIES, Platform

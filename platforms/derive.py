@@ -3,7 +3,7 @@
     python -m hopsim.platforms.derive [PRESET ...]
 
 For each preset, the values no publication lists (docs/calibration.md) are solved for
-over the engine by hopsim.calibration.solve (scipy's bisect: the figures are step
+over the engine by hopsim.platforms.solve (scipy's bisect: the figures are step
 functions of the value, and bisection lands on the steps the presets record) so that
 the simulated workload reproduces a published figure; the other published figures for
 the same environment are then simulated as a check, not fitted. The printed values go
@@ -27,9 +27,9 @@ import sys
 from dataclasses import dataclass
 
 from ..api import simulate
-from ..calibration.solve import solve
 from ..errors import InputError
 from .presets import load_preset
+from .solve import solve
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def measure(platform, figure: Figure) -> float:
 
 def bisect(f, target: float, lo: float, hi: float, tol: float) -> float:
     """x in [lo, hi] with f(x) = target for a monotone f, to within tol in x: scipy's
-    bisection (hopsim.calibration.solve). The figures are step functions of a platform
+    bisection (hopsim.platforms.solve). The figures are step functions of a platform
     value (round trips in whole microseconds), so the root finder decides which step a
     fit lands on: bisection is what the presets' values come from."""
     try:

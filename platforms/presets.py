@@ -7,6 +7,7 @@ from .. import bounds
 from ..errors import InputError
 from .parse import load_file, parse_platform
 from .platform import Platform
+from .platform_file import platform_toml
 
 PRESET_DIR = Path(__file__).resolve().parent / "presets"
 
@@ -33,8 +34,6 @@ def show(name_or_path: str) -> str:
     """A platform's whole TOML as `hopsim platforms show` prints it: where it comes from,
     the file as written (its comments and [provenance]), then every value in effect with
     the provenance the file gives it or "default" (keys the file leaves out)."""
-    from ..calibration.platform_file import platform_toml
-
     platform = load(name_or_path)
     is_file = Path(str(name_or_path)).is_file() or "/" in str(name_or_path) or str(name_or_path).endswith(".toml")
     path = Path(name_or_path) if is_file else preset_path(name_or_path)

@@ -5,7 +5,8 @@
     print(r.to_json())
 
 Subpackages: hopsim.platforms (platform files and presets), hopsim.scenarios (sweeps),
-hopsim.topologies (software-routed overlays), hopsim.calibration.
+hopsim.topologies (software-routed overlays), hopsim.calibration (parsers, fits, validation),
+hopsim.live (hopbench, the emulated cluster: live runs).
 """
 from .api import prepare, simulate
 from .errors import InputError

@@ -100,7 +100,7 @@ BOUNDS: dict[str, Bound] = {
     # Flags of validate, calibrate, live and smpi (bounds.flag() parses them).
     "nodes": Bound("int", 1, MAX_NODES, "nodes", "as nodes.count"),
     "timeout": Bound("float", 1e-3, 7 * 86400, "s", "a millisecond to a week of wall time"),
-    "emulate_cluster": Bound("int", 1, 64, "hosts", "one /24 of namespaces on a bridge (calibration/cluster.py)"),
+    "emulate_cluster": Bound("int", 1, 64, "hosts", "one /24 of namespaces on a bridge (live/cluster.py)"),
     "burst": Bound("int", 1500, 2**30, "bytes", "tbf needs an Ethernet frame at least; at most 1 GiB"),
     "live_iterations": Bound("int", 1, 10**7, "", "timed round trips per size; 10^7 of 1 ms is hours"),
     "fit_iterations": Bound("int", 1, 10**6, "", "the joint fit's iterations per case; each one is simulated per step"),

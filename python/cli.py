@@ -123,15 +123,15 @@ def _add_platforms(sub):
                                    "the platform as a SimGrid platform XML plus the SMPI --cfg "
                                    "flags that give hopsim's network contract "
                                    "(docs/platforms.md, docs/live.md).")
-    from .calibration import smpi_platform
-    smpi_platform.add_export_arguments(p)  # hopsim platforms export P --format simgrid-xml
+    from .platforms import export
+    export.add_export_arguments(p)  # hopsim platforms export P --format simgrid-xml
 
 
 def _run_platforms(args) -> int:
     from . import platforms
     if args.action == "export":
-        from .calibration import smpi_platform
-        return smpi_platform.run_export(args)
+        from .platforms import export
+        return export.run_export(args)
     given = [flag for flag, value in (("--out", args.out), ("--format", args.format))
              if value is not None]
     if given:

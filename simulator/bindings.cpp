@@ -8,6 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace py = pybind11;
@@ -229,7 +230,8 @@ PYBIND11_MODULE(_engine, m)
   m.def("place_ranks", [](const py::dict& workload) { return hopsim::place_ranks(workload_from(workload)); },
         py::arg("workload"),
         "The node of every rank, as the engine places them (simulate checks it against the platform).");
-  // The tools' statistics on lists of whole-microsecond round trips (for checks).
+  // The tools' statistics on lists of whole-microsecond round trips: the live results'
+  // figures (calibration/live_result.py) and the checks' (tests/test_model_statistics.py).
   auto stats = m.def_submodule("statistics", "latency_checker's and Ray's round-trip statistics");
   stats.def("latency_checker_rank", [](const std::vector<int64_t>& v) {
     auto r = hopsim::latency_checker_rank(v);
@@ -243,6 +245,16 @@ PYBIND11_MODULE(_engine, m)
     return py::make_tuple(r.average, r.standard_deviation);
   }, "(AverageForAllRanks, StandardDeviation) over the ranks' integer averages");
   stats.attr("RAY_NOT_AVAILABLE") = hopsim::kRayNotAvailable;
+  stats.def("mean_sd", [](const std::vector<double>& v) {
+    auto [mean, sd] = hopsim::mean_sd(v);
+    return py::make_tuple(mean, sd);
+  }, "(mean, population standard deviation); NaN for no values");
+  stats.def("percentile", [](std::vector<double> v, double p) {
+    if (v.empty() || !(p > 0 && p <= 100))
+      throw std::invalid_argument("percentile: values must not be empty and p in (0, 100]");
+    std::sort(v.begin(), v.end());
+    return hopsim::percentile(v, p);
+  }, py::arg("values"), py::arg("p"), "nearest-rank percentile (the values are sorted first)");
   bind_overlay(m);
   bind_collectives(m);
 }

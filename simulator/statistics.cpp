@@ -107,4 +107,24 @@ RayAllRanks ray_average_for_all_ranks(const std::vector<int64_t>& rank_averages_
   return out;
 }
 
+std::pair<double, double> mean_sd(const std::vector<double>& values)
+{
+  if (values.empty())
+    return {NAN, NAN};
+  double sum = 0;
+  for (double v : values)
+    sum += v;
+  double mean = sum / static_cast<double>(values.size());
+  double sq = 0;
+  for (double v : values)
+    sq += (v - mean) * (v - mean);
+  return {mean, std::sqrt(sq / static_cast<double>(values.size()))};
+}
+
+double percentile(const std::vector<double>& sorted, double p)
+{
+  auto rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+  return sorted[std::max<size_t>(rank, 1) - 1];
+}
+
 }  // namespace hopsim

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace hopsim {
@@ -43,5 +44,12 @@ struct RayAllRanks {
   double standard_deviation = 0;
 };
 RayAllRanks ray_average_for_all_ranks(const std::vector<int64_t>& rank_averages_us);
+
+// The plain statistics beside the tools' own (rtt_us, per_rank_mean_us, relays).
+// Mean and population standard deviation, summed in the given order; NaN for no values.
+std::pair<double, double> mean_sd(const std::vector<double>& values);
+// Nearest-rank percentile of sorted values (the smallest value with at least p% of the
+// values at or below it); p in (0, 100], values not empty.
+double percentile(const std::vector<double>& sorted, double p);
 
 }  // namespace hopsim

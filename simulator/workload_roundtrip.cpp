@@ -12,26 +12,6 @@ namespace {
 
 enum Kind { kRequest = 0, kReply = 1 };
 
-// Mean and population SD of the values (the plain statistics, beside the tools' own).
-std::pair<double, double> mean_sd(const std::vector<double>& values)
-{
-  if (values.empty())
-    return {NAN, NAN};
-  double sum = std::accumulate(values.begin(), values.end(), 0.0);
-  double mean = sum / static_cast<double>(values.size());
-  double sq = 0;
-  for (double v : values)
-    sq += (v - mean) * (v - mean);
-  return {mean, std::sqrt(sq / static_cast<double>(values.size()))};
-}
-
-// Nearest-rank percentile of sorted values.
-double percentile(const std::vector<double>& sorted, double p)
-{
-  auto rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
-  return sorted[std::max<size_t>(rank, 1) - 1];
-}
-
 }  // namespace
 
 RoundTrip::RoundTrip(const WorkloadSpec& spec, bool routed)

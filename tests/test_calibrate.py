@@ -13,7 +13,7 @@ from hopsim import platforms
 from hopsim.calibration import fit as fit_mod
 from hopsim.calibration.calibrate import calibrate_files
 from hopsim.calibration.segments import classify, segments
-from hopsim.calibration.solve import solve
+from hopsim.platforms.solve import solve
 from hopsim.errors import InputError
 from hopsim.formats import latency_checker
 from hopsim.platforms import Platform

@@ -11,7 +11,7 @@ import pytest
 import hopsim
 from hopsim.calibration.calibrate import calibrate_files
 from hopsim.calibration.fit_pacing import fit_pacing
-from hopsim.calibration.simgrid_export import simgrid_texts
+from hopsim.platforms.simgrid import simgrid_texts
 from hopsim.calibration.validate import validate
 from hopsim.errors import InputError
 from hopsim.platforms import Platform

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from hopsim.calibration import cluster
+from hopsim.live import cluster
 from hopsim.calibration.live import hopbench_path, run_live
 
 
@@ -117,7 +117,7 @@ def _ranks_hosts(c, placement_args, ranks):
     """Run hopbench's 0-byte exchange with mpirun's own placement flags on cluster c;
     each rank's host index (from the hostname it reports)."""
     from contextlib import ExitStack
-    from hopsim.calibration import live_result
+    from hopsim.live import result as live_result
     from hopsim.calibration.live import _mpirun
 
     cmd = ["mpirun", "-np", str(ranks), "--oversubscribe", "--mca", "mpi_yield_when_idle", "1",

@@ -12,11 +12,10 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given, settings, strategies as st
 
 import hopsim
 from hopsim import topologies
-from hopsim.calibration import live_result, live_routes, live_stats
+from hopsim.live import result as live_result, routes as live_routes
 from hopsim.calibration.live import hopbench_path
 from hopsim.errors import InputError
 
@@ -127,51 +126,7 @@ def test_unrouted_round_trips_send_a_request_and_a_reply_each():
     assert all(v >= 0 for r in raw["rtt"].values() for v in r)
 
 
-# -- statistics from injected timings ---------------------------------------------------
-
-def test_latency_checker_statistics_follow_process_c():
-    # Mode: first bin with the highest count (ties to the lowest); >= 1000 us dropped.
-    assert live_stats.latency_checker_rank([7, 5, 7, 5, 3, 2000]) == (5, pytest.approx(27 / 5))
-    assert live_stats.latency_checker_rank([1500, 999]) == (999, 999.0)
-    # Nothing kept: mode 0, average 0; the all-rank mean keeps the zero.
-    assert live_stats.latency_checker_rank([1000, 4000]) == (0, 0.0)
-    assert live_stats.latency_checker_average([10.0, 0.0, 20.0]) == 10.0
-
-
-def test_ray_statistics_follow_networktest_cpp():
-    # The mode changes only on a strictly higher count: the value that got there first.
-    assert live_stats.ray_rank([6, 5, 5, 6]) == (5, 5)
-    assert live_stats.ray_rank([9, 9, 4, 4, 4, 9]) == (4, 6)
-    # Mode over everything, mean (integer division) over <= 4096 us only.
-    assert live_stats.ray_rank([5000, 5000, 10, 11]) == (5000, 10)
-    assert live_stats.ray_rank([]) == (live_stats.RAY_NOT_AVAILABLE, 0)
-    # All ranks: averages above 4096 left out; deviations truncated before squaring.
-    avg, sd = live_stats.ray_all_ranks([10, 11, 11, 9000])
-    assert avg == pytest.approx(32 / 3)
-    assert sd == pytest.approx((0 + 0 + 0) ** 0.5)  # |10 - 10.67| and |11 - 10.67| truncate to 0
-    avg, sd = live_stats.ray_all_ranks([1, 4])
-    assert (avg, sd) == (2.5, pytest.approx(((1 + 1) / 2) ** 0.5))  # int(-1.5) = -1, int(1.5) = 1
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(min_value=0, max_value=6000), min_size=1, max_size=200))
-def test_latency_checker_average_is_the_mean_of_the_kept_round_trips(rtts):
-    mode, avg = live_stats.latency_checker_rank(rtts)
-    kept = [v for v in rtts if v < 1000]
-    assert avg == pytest.approx(sum(kept) / len(kept) if kept else 0.0)
-    if kept:
-        assert kept.count(mode) == max(kept.count(v) for v in kept)
-        assert mode == min(v for v in kept if kept.count(v) == kept.count(mode))
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(min_value=0, max_value=6000), min_size=1, max_size=200))
-def test_ray_mode_has_the_highest_count_and_mean_is_truncated(rtts):
-    mode, avg = live_stats.ray_rank(rtts)
-    assert rtts.count(mode) == max(rtts.count(v) for v in rtts)
-    kept = [v for v in rtts if v <= 4096]
-    assert avg == (sum(kept) // len(kept) if kept else 0)
-
+# -- figures from injected timings (the statistics themselves: test_model_statistics.py) --
 
 def test_live_figures_from_injected_records():
     raw = live_result.parse_raw(
@@ -185,6 +140,10 @@ def test_live_figures_from_injected_records():
     assert res["ray_average_for_all_ranks_us"] == 272.5
     assert res["rtt_us"]["min"] == 10 and res["rtt_us"]["max"] == 2000
     assert res["rtt_us"]["p50"] == 30
+    # The plain figures: 2184 us over 8 round trips; p99 is the 8th of 8 sorted values;
+    # per-rank means 2034/4 and 150/4, their mean 273 and population SD |508.5 - 273|.
+    assert res["rtt_us"]["mean"] == 273.0 and res["rtt_us"]["p99"] == 2000
+    assert res["per_rank_mean_us"] == {"average": 273.0, "sd": 235.5}
 
 
 def test_truncated_or_malformed_hopbench_output_is_one_line():

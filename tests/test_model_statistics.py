@@ -104,6 +104,69 @@ def test_all_rank_statistics_follow_the_rules(averages):
     assert avg == pytest.approx(exp_avg, rel=1e-12) and sd == pytest.approx(exp_sd, rel=1e-12)
 
 
+# ---- the live runs' figures (live/result.py uses these functions) ---------
+
+def ray_rank(rtts):
+    return S.ray_mode_latency(rtts), S.ray_average_latency(rtts)
+
+
+def test_latency_checker_statistics_follow_process_c():
+    # Mode: first bin with the highest count (ties to the lowest); >= 1000 us dropped.
+    assert S.latency_checker_rank([7, 5, 7, 5, 3, 2000]) == (5, pytest.approx(27 / 5))
+    assert S.latency_checker_rank([1500, 999]) == (999, 999.0)
+    # Nothing kept: mode 0, average 0; the all-rank mean keeps the zero.
+    assert S.latency_checker_rank([1000, 4000]) == (0, 0.0)
+    assert S.latency_checker_average_of_averages([10.0, 0.0, 20.0]) == 10.0
+
+
+def test_ray_statistics_follow_networktest_cpp():
+    # The mode changes only on a strictly higher count: the value that got there first.
+    assert ray_rank([6, 5, 5, 6]) == (5, 5)
+    assert ray_rank([9, 9, 4, 4, 4, 9]) == (4, 6)
+    # Mode over everything, mean (integer division) over <= 4096 us only.
+    assert ray_rank([5000, 5000, 10, 11]) == (5000, 10)
+    assert ray_rank([]) == (S.RAY_NOT_AVAILABLE, 0)
+    # All ranks: averages above 4096 left out; deviations truncated before squaring.
+    avg, sd = S.ray_average_for_all_ranks([10, 11, 11, 9000])
+    assert avg == pytest.approx(32 / 3)
+    assert sd == pytest.approx((0 + 0 + 0) ** 0.5)  # |10 - 10.67| and |11 - 10.67| truncate to 0
+    avg, sd = S.ray_average_for_all_ranks([1, 4])
+    assert (avg, sd) == (2.5, pytest.approx(((1 + 1) / 2) ** 0.5))  # int(-1.5) = -1, int(1.5) = 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=6000), min_size=1, max_size=200))
+def test_latency_checker_average_is_the_mean_of_the_kept_round_trips(rtts):
+    mode, avg = S.latency_checker_rank(rtts)
+    kept = [v for v in rtts if v < 1000]
+    assert avg == pytest.approx(sum(kept) / len(kept) if kept else 0.0)
+    if kept:
+        assert kept.count(mode) == max(kept.count(v) for v in kept)
+        assert mode == min(v for v in kept if kept.count(v) == kept.count(mode))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=6000), min_size=1, max_size=200))
+def test_ray_mode_has_the_highest_count_and_mean_is_truncated(rtts):
+    mode, avg = ray_rank(rtts)
+    assert rtts.count(mode) == max(rtts.count(v) for v in rtts)
+    kept = [v for v in rtts if v <= 4096]
+    assert avg == (sum(kept) // len(kept) if kept else 0)
+
+
+def test_mean_sd_and_nearest_rank_percentile():
+    # 1..4: mean 2.5, squared deviations 2.25 + 0.25 + 0.25 + 2.25 = 5 over 4.
+    assert S.mean_sd([1, 2, 3, 4]) == (2.5, math.sqrt(1.25))
+    assert all(math.isnan(x) for x in S.mean_sd([]))
+    # Nearest rank: the ceil(p/100 n)-th smallest value (at least the first).
+    assert S.percentile([40, 10, 30, 20], 50) == 20      # 2nd of 4
+    assert S.percentile([40, 10, 30, 20], 99) == 40      # ceil(3.96) = 4th
+    assert S.percentile([40, 10, 30, 20], 25) == 10      # 1st
+    assert S.percentile([7], 0.1) == 7
+    with pytest.raises(ValueError, match="percentile"):
+        S.percentile([], 50)
+
+
 # ---- a simulated run with known round trips -------------------------------------------
 
 def one_rank(intra_latency_us: float) -> Platform:

@@ -1,4 +1,4 @@
-"""The presets produced by `hopsim calibrate` from published figures (platforms/regenerate.py)."""
+"""The presets produced by `hopsim calibrate` from published figures (calibration/regenerate.py)."""
 from __future__ import annotations
 
 import statistics
@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from hopsim import platforms, simulate
-from hopsim.platforms.regenerate import GCE_VCPUS, PRESETS
+from hopsim.calibration.regenerate import GCE_VCPUS, PRESETS
 
 # The published table (the GCE presets in docs/platforms.md), typed again
 # here rather than read from platforms/data, so that a file edited there is caught.
@@ -21,7 +21,7 @@ GCE_PUBLISHED = {
 
 
 def test_shipped_presets_are_what_calibrate_produces():
-    p = subprocess.run([sys.executable, "-m", "hopsim.platforms.regenerate", "--check"],
+    p = subprocess.run([sys.executable, "-m", "hopsim.calibration.regenerate", "--check"],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
 

@@ -1,5 +1,5 @@
 """The rigs campaign (calibration/rigs.py) and the emulated cluster's uncapped links and
-name prefix (calibration/cluster.py). The live part needs root and namespaces."""
+name prefix (live/cluster.py). The live part needs root and namespaces."""
 import json
 import os
 import shutil
@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from hopsim.calibration import cluster, rigs
+from hopsim.calibration import rigs
+from hopsim.live import cluster
 from hopsim.errors import InputError
 
 
@@ -51,8 +52,10 @@ def test_netpipe_writes_its_own_file_and_the_campaign_covers_the_issue():
     assert rigs.mpirun_command(np_case, [], "HF", "NP", "/tmp/np.out")[-2:] == ["-o", "/tmp/np.out"]
     names = {c.file(1) for c in rigs.CASES}
     # 2 hosts: six tools; 4 hosts: IMB Exchange and latency_checker at 1 per host and at
-    # 2 per host in both placements; IMB Alltoall and Allreduce at 2x1, 4x1 and 4x2.
-    assert len(names) == len(rigs.CASES) == 12 + 6
+    # 2 per host in both placements; IMB Alltoall and Allreduce at 2x1, 4x1 and 4x2 block.
+    assert len(names) == len(rigs.CASES) == 6 + 2 * 3 + 2 * 3
+    for coll in ("alltoall", "allreduce"):
+        assert {f"imb-{coll}-{shape}-block-t1.txt" for shape in ("2x1", "4x1", "4x2")} <= names
     for tool in ("imb-exchange", "latency_checker"):
         assert {f"{tool}-4x1-block-t1.txt", f"{tool}-4x2-block-t1.txt",
                 f"{tool}-4x2-node-t1.txt"} <= names

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import hopsim
-from hopsim.calibration import smpi_platform
+from hopsim.platforms import simgrid
 from hopsim.calibration.smpi import run_smpi
 from hopsim.errors import InputError
 from hopsim.platforms import Platform
@@ -89,7 +89,7 @@ def test_export_writes_simgrids_cluster_and_the_network_contract(tmp_path):
     plat = four(send_overhead_us=1.5, recv_overhead_us=2.0, per_byte_overhead_ns=0.5, pass_us=3.0,
                 backbone_gbps=40.0, intra_latency_us=0.5, intra_bandwidth_gbps=80.0)
     spec = plat.to_engine_dict()
-    root = ET.fromstring(smpi_platform.platform_xml(spec).split("\n", 2)[2])
+    root = ET.fromstring(simgrid.platform_xml(spec).split("\n", 2)[2])
     c = root.find("cluster")
     assert c.get("radical") == "0-3" and c.get("core") == "2"
     assert float(c.get("lat")[:-1]) == pytest.approx(5e-6)  # half the one-way latency per NIC
@@ -97,7 +97,7 @@ def test_export_writes_simgrids_cluster_and_the_network_contract(tmp_path):
     assert float(c.get("bb_bw")[:-3]) == pytest.approx(5e9)
     assert float(c.get("loopback_lat")[:-1]) == pytest.approx(0.5e-6)
     assert c.get("sharing_policy") == "SPLITDUPLEX"
-    flags = smpi_platform.cfg_flags(spec)
+    flags = simgrid.cfg_flags(spec)
     assert "--cfg=network/model:CM02" in flags and "--cfg=network/crosstraffic:0" in flags
     assert "--cfg=smpi/os:0:1.5e-06:5.0000000000000003e-10" in flags
     assert "--cfg=smpi/or:0:1.9999999999999999e-06:5.0000000000000003e-10" in flags
@@ -106,17 +106,17 @@ def test_export_writes_simgrids_cluster_and_the_network_contract(tmp_path):
 
 def test_export_refuses_what_smpi_cannot_express():
     with pytest.raises(InputError, match="gap_us"):
-        smpi_platform.cfg_flags(four(gap_us=2.0).to_engine_dict())
+        simgrid.cfg_flags(four(gap_us=2.0).to_engine_dict())
     spec = four().to_engine_dict()
     spec["bucket_gbps"] = 5.0  # a key of the engine SMPI has no equivalent for
     with pytest.raises(InputError, match="bucket_gbps"):
-        smpi_platform.platform_xml(spec)
+        simgrid.platform_xml(spec)
     spec["bucket_gbps"] = 0.0  # the neutral value passes
-    smpi_platform.platform_xml(spec)
+    simgrid.platform_xml(spec)
     torus = Platform(name="t", nodes=8, cores=1, latency_us=1, bandwidth_gbps=1, topology="torus",
                      topology_parameters="2,2,2")
     with pytest.raises(InputError, match="topology"):
-        smpi_platform.cfg_flags(torus.to_engine_dict())
+        simgrid.cfg_flags(torus.to_engine_dict())
 
 
 def test_cli_export_and_its_errors(tmp_path):

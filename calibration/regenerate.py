@@ -1,6 +1,6 @@
 """Regenerate the presets that `hopsim calibrate` produces from published figures.
 
-    python -m hopsim.platforms.regenerate [--check] [PRESET ...]
+    python -m hopsim.calibration.regenerate [--check] [PRESET ...]
 
 Each preset below is `hopsim calibrate` run on the measurement files under
 platforms/data/ (the published figures, each file naming its source) over a base that
@@ -35,10 +35,12 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from .platform import Platform
-from .presets import PRESET_DIR
+from ..platforms.platform import Platform
+from ..platforms.presets import PRESET_DIR
+from .calibrate import calibrate_files
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+# The platforms package: its data/ holds the measurement files, its presets/ the output.
+PACKAGE_DIR = PRESET_DIR.parent
 DATA_DIR = PACKAGE_DIR / "data"
 
 # Google Compute Engine's n1 machine types: vCPUs (Google's machine-type specification).
@@ -129,8 +131,6 @@ _EXCHANGE = {"g5k-econome": (econome_base, "data/azure-econome/econome-exchange.
 
 
 def _produce_exchange(name: str) -> str:
-    from ..calibration.calibrate import calibrate_files
-
     make, data = _EXCHANGE[name]
     base = make()
     hold = ",".join(_EXCHANGE_HOLD)
@@ -166,8 +166,6 @@ def _in_package_dir():
 
 def produce(name: str) -> str:
     """The preset file's text, as `hopsim calibrate` writes it."""
-    from ..calibration.calibrate import calibrate_files
-
     if name in _EXCHANGE:
         return _produce_exchange(name)
     if not name.startswith("gce-") or name[4:] not in GCE_VCPUS:
@@ -188,7 +186,7 @@ PRESETS = [f"gce-{k}" for k in GCE_VCPUS] + list(_EXCHANGE)
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m hopsim.platforms.regenerate",
+    ap = argparse.ArgumentParser(prog="python -m hopsim.calibration.regenerate",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("presets", nargs="*", metavar="PRESET",
                     help=f"one of {', '.join(PRESETS)} (default: all)")

@@ -1,6 +1,13 @@
-"""A hopsim platform as SimGrid SMPI sees it: platform XML plus --cfg flags.
+"""A hopsim platform for SimGrid: a platform XML and SMPI --cfg flags (the one exporter).
 
-The one mapping from hopsim's PlatformSpec (Platform.to_engine_dict(), the dict the
+Two writers share this module, each with its own contract:
+
+- `hopsim platforms export` and `hopsim smpi` (platform_xml, cfg_flags): SMPI made to
+  follow the engine's own network contract, below.
+- `hopsim calibrate --out` (simgrid_texts): a fitted platform for SimGrid users, under
+  SMPI's network model with the fit's per-size factors (its docstring).
+
+The mapping from hopsim's PlatformSpec (Platform.to_engine_dict(), the dict the
 engine builds its platform from) to SMPI. The star platform of simulator/platform_builder
 is SimGrid's <cluster>: one split-duplex private link per node carrying half the one-way
 latency (a route crosses two), an optional backbone, and a loopback link per node for the
@@ -26,12 +33,13 @@ mapping does not know, e.g. a token bucket or noise) are refused with one line.
 """
 from __future__ import annotations
 
-from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 from ..errors import InputError
 
 GIB = 1 << 30
+# The SMPI --cfg flags file beside a platform's XML (calibrate and platforms export alike).
+SMPI_SUFFIX = ".smpi"
 # Engine keys this mapping expresses; any other key must hold a neutral value.
 _MAPPED = {"name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps", "limiter_gbps",
            "topology", "topology_parameters", "intra_latency_us", "intra_bandwidth_gbps", "send_overhead_us",
@@ -147,57 +155,90 @@ def hostfile(node_map: list[int]) -> str:
     return "".join(f"node-{n}\n" for n in node_map)
 
 
-def export(platform, prefix: Path) -> tuple[Path, Path]:
-    """Write PREFIX.xml and PREFIX.smpi (one --cfg flag per line), both or neither."""
-    from .. import platforms
-    from ..outputs import Outputs
-    from .cli import SMPI_SUFFIX
+# ---- `hopsim calibrate --out`: a fitted platform -------------------------------------
 
-    spec = platforms.load(platform).to_engine_dict()
-    xml, flags = platform_xml(spec), cfg_flags(spec)
-    prefix = Path(prefix)
-    if prefix.name in ("", ".", ".."):
-        raise InputError(f"--out: expected a file name prefix, got {str(prefix)!r}")
-    with Outputs() as outputs:
-        xml_path = outputs.file(prefix.with_name(prefix.name + ".xml"), "--out (its .xml)")
-        cfg_path = outputs.file(prefix.with_name(prefix.name + SMPI_SUFFIX), f"--out (its {SMPI_SUFFIX})")
-        outputs.text(xml_path, xml)
-        outputs.text(cfg_path, "\n".join(flags) + "\n")
-    return prefix.with_name(prefix.name + ".xml"), prefix.with_name(prefix.name + SMPI_SUFFIX)
+def _num(x: float) -> str:
+    return f"{x:.9g}"
 
 
-def add_export_arguments(p) -> None:
-    p.add_argument("action", nargs="?", choices=("export", "show"),
-                   help="export: write a platform for SimGrid (see --format); show: print a "
-                        "platform's whole TOML with the provenance of every value; default: "
-                        "list the presets")
-    p.add_argument("platform", nargs="?", metavar="NAME_OR_FILE",
-                   help="with export or show: the preset name or platform TOML file")
-    p.add_argument("--format", choices=("simgrid-xml",),
-                   help="with export: the output format (default simgrid-xml: a SimGrid "
-                        "platform XML and a file of SMPI --cfg flags, one per line)")
-    p.add_argument("--out", metavar="PREFIX", help="with export: write PREFIX.xml and "
-                                                   "PREFIX.smpi (default: the platform's "
-                                                   "name, in the current folder)")
+def simgrid_texts(platform, segments=(), eager_threshold: int | None = None) -> tuple[str, str]:
+    """A fitted platform as SimGrid input: a platform XML and the SMPI --cfg flags.
+
+    The XML is one SimGrid <cluster>: every host has a private full-duplex link (the NIC)
+    carrying half the one-way latency, as hopsim's star does, and a loopback link for
+    ranks of one node (hopsim's intra-node path). The flags select SMPI's network model,
+    the one that applies per-size factors, without cross-traffic or a TCP window bound,
+    and carry the host costs (smpi/os, smpi/or: offset and per-byte seconds) and the per-size breakpoints
+    found by the fit (smpi/bw-factor and smpi/lat-factor, one factor per segment, relative
+    to the platform's bandwidth and latency; smpi/async-small-thresh and
+    smpi/send-is-detached-thresh at a fitted eager threshold). A paced platform's flags
+    come from its pacing and bucket instead (pacing_cfg, _sustained).
+    """
+    p = platform
+    half_lat = p.latency_us / 2
+    intra_lat = p.effective("intra_latency_us")
+    xml = f"""<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<!-- {p.name}: written by hopsim calibrate; {p.nodes} nodes x {p.cores} cores -->
+<platform version="4.1">
+  <cluster id="{p.name}" prefix="node-" radical="0-{p.nodes - 1}" suffix="" speed="1Gf"
+           core="{p.cores}" bw="{_num(p.bandwidth_gbps)}Gbps" lat="{_num(half_lat)}us"
+           sharing_policy="SPLITDUPLEX"
+           loopback_bw="{_num(p.effective('intra_bandwidth_gbps'))}Gbps" loopback_lat="{_num(intra_lat)}us"/>
+</platform>
+"""
+    per_byte_s = p.per_byte_overhead_ns * 1e-9
+    flags = (["--cfg=network/model:SMPI", "--cfg=network/TCP-gamma:1e30"] if not p.pacing_gbps
+             else [f"--cfg={c}" for c in pacing_cfg(p.latency_us, p.pacing_gbps, _sustained(p))])
+    flags += ["--cfg=network/crosstraffic:0",
+             f"--cfg=smpi/os:0:{_num(p.send_overhead_us * 1e-6)}:{_num(per_byte_s)}",
+             f"--cfg=smpi/or:0:{_num(p.recv_overhead_us * 1e-6)}:{_num(per_byte_s)}"]
+    bw, lat = [], []
+    for seg in (segments if not p.pacing_gbps else ()):
+        start = 0 if not bw else seg.first_bytes
+        bw.append(f"{start}:{_num(_bw_factor(seg, p.bandwidth_gbps))}")
+        lat.append(f"{start}:{_num(_lat_factor(seg, p.latency_us, p.bandwidth_gbps))}")
+    if not p.pacing_gbps:
+        flags.append(f"--cfg=smpi/bw-factor:{';'.join(bw) or '0:1'}")
+        flags.append(f"--cfg=smpi/lat-factor:{';'.join(lat) or '0:1'}")
+    if eager_threshold is not None:
+        flags += [f"--cfg=smpi/async-small-thresh:{eager_threshold}",
+                  f"--cfg=smpi/send-is-detached-thresh:{eager_threshold}"]
+    return xml, "\n".join(flags) + "\n"
 
 
-def run_export(args) -> int:
-    import sys
+def _sustained(p) -> tuple[int, float, float] | None:
+    """A paced platform's token bucket for SMPI, which has none: the sustained rate r as a
+    factor of the paced one from where the engine's ping-pong reaches it
+    (s* = b / (1 - r/p)), with the latency factor that keeps its line L + (s - b)/r. A
+    burst of messages does not drain anything in SMPI."""
+    r, pace = p.bucket_gbps, p.pacing_gbps
+    if not (r and r < pace and p.latency_us):
+        return None
+    crossing = p.bucket_burst_bytes / (1 - r / pace)
+    intercept = p.latency_us - 8e-3 * p.bucket_burst_bytes / r
+    return int(crossing) + 1, r / pace, max(intercept, 0.0) / p.latency_us
 
-    if args.platform is None:
-        raise InputError("platforms export: name a platform (a preset or a TOML file)")
-    from .. import platforms
-    from ..outputs import safe_name
 
-    if args.out is None:
-        # The default prefix comes from the file's content: a name, never a path.
-        prefix = safe_name(platforms.load(args.platform).name, "the platform's name")
-    elif args.out == "":
-        raise InputError("--out: expected a file name prefix, got an empty string")
-    else:
-        prefix = args.out
-    xml_path, cfg_path = export(args.platform, Path(prefix))
-    sys.stdout.write(f"wrote {xml_path} and {cfg_path}\n"
-                     f"run: smpirun -platform {xml_path} -hostfile HOSTFILE -np N "
-                     f"$(cat {cfg_path}) PROGRAM\n")
-    return 0
+def _determined(seg) -> bool:
+    """Whether a segment's slope is a bandwidth: its serialisation is at least a tenth
+    of its time at its largest size. Below that (small messages) the slope is noise."""
+    end = seg.at(seg.last_bytes)
+    return seg.slope_us_per_byte > 0 and end > 0 and \
+        seg.slope_us_per_byte * seg.last_bytes >= 0.1 * end
+
+
+def _bw_factor(seg, bandwidth_gbps: float) -> float:
+    return seg.bandwidth_gbps / bandwidth_gbps if _determined(seg) else 1.0
+
+
+def _lat_factor(seg, latency_us: float, bandwidth_gbps: float) -> float:
+    """The factor that gives the segment's time at its middle size, given the bandwidth
+    SMPI will use for it."""
+    if not latency_us:
+        return 1.0
+    if _determined(seg):
+        return max(seg.intercept_us, 0.0) / latency_us
+    mid = (seg.first_bytes + seg.last_bytes) / 2
+    wire = mid * 8e-3 / bandwidth_gbps
+    return max(seg.at(mid) - wire, 0.0) / latency_us

@@ -35,7 +35,7 @@ def build(overlay, ranks: int, degree: int | None = None, seed: int = 1):
 
 
 def table(ov) -> str:
-    """The table's text (format in calibration/hopbench/routes.c)."""
+    """The table's text (format in live/hopbench/routes.c)."""
     if ov.has_load_counters:
         raise InputError(f"overlay: {ov.family} routes with run-time load counters; live runs "
                          f"cannot replay it")

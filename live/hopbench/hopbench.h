@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-/* Per-pair routes written by the engine (hopsim.calibration.live_routes), and the
+/* Per-pair routes written by the engine (hopsim.live.routes), and the
  * round-robin reception lists. route(s, d) is stored whole, not as a next hop per
  * destination, because routes may depend on the source (the random family). */
 struct routes {

@@ -1,15 +1,17 @@
 """hopbench's raw records -> a hopsim Result, the same shape `hopsim simulate` gives.
 
 hopbench prints measurements only (docs/live.md lists its records); the figures are
-computed here, the round-trip ones with hopsim.calibration.live_stats.
+computed here, the round-trip ones by the engine's own statistics (simulator/statistics.cpp
+through hopsim._engine.statistics), the functions `hopsim simulate` reports with: a live
+run and a simulated one are summarised by one definition.
 """
 from __future__ import annotations
 
 import math
 
+from .._engine import statistics as st
 from ..errors import InputError
 from ..result import Result
-from . import live_stats as st
 
 
 def parse_raw(text: str, source: str = "hopbench output") -> dict:
@@ -77,17 +79,17 @@ def roundtrip_figures(raw: dict, routed: bool) -> tuple[dict, dict]:
     per = [raw["rtt"][r] for r in range(ranks)]
     everything = sorted(v for rtts in per for v in rtts)
     lc = [st.latency_checker_rank(r) for r in per]
-    ray = [st.ray_rank(r) for r in per]
-    means = [sum(r) / len(r) for r in per]
-    mean_avg, mean_sd = st.population_sd(means)
-    ray_avg, ray_sd = st.ray_all_ranks([m for _, m in ray])
+    ray = [(st.ray_mode_latency(r), st.ray_average_latency(r)) for r in per]
+    means = [st.mean_sd(r)[0] for r in per]
+    mean_avg, mean_sd = st.mean_sd(means)
+    ray_avg, ray_sd = st.ray_average_for_all_ranks([m for _, m in ray])
     results = {
-        "rtt_us": {"mean": sum(everything) / len(everything),
-                   "p50": float(st.nearest_rank(everything, 50)),
-                   "p99": float(st.nearest_rank(everything, 99)),
+        "rtt_us": {"mean": st.mean_sd(everything)[0],
+                   "p50": st.percentile(everything, 50),
+                   "p99": st.percentile(everything, 99),
                    "min": float(everything[0]), "max": float(everything[-1])},
         "per_rank_mean_us": {"average": mean_avg, "sd": mean_sd},
-        "lc_average_of_averages_us": st.latency_checker_average([a for _, a in lc]),
+        "lc_average_of_averages_us": st.latency_checker_average_of_averages([a for _, a in lc]),
         "ray_average_for_all_ranks_us": ray_avg,
         "ray_standard_deviation_us": ray_sd,
     }
@@ -95,7 +97,7 @@ def roundtrip_figures(raw: dict, routed: bool) -> tuple[dict, dict]:
         # Every transfer is one hop; requests and replies each arrive once.
         delivered = 2 * sum(len(r) for r in per)
         relays = [float(x) for x in raw["relays"]]
-        relay_mean, relay_sd = st.population_sd(relays)
+        relay_mean, relay_sd = st.mean_sd(relays)
         results["hops"] = {"mean": raw["messages"] / delivered}
         results["relays"] = {"mean": relay_mean, "sd": relay_sd, "max": max(raw["relays"])}
     per_rank = {"lc_mode_us": [float(m) for m, _ in lc], "lc_mean_us": [a for _, a in lc],

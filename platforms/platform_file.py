@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from ..platforms.platform import FILE_KEYS
+from .platform import FILE_KEYS
 
 
 def _toml_value(v) -> str:
