@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from hopsim.calibration.collectives_live import _with, reduce_cost
-from hopsim.calibration.platform_file import platform_toml
+from hopsim.platforms.platform_file import platform_toml
 from hopsim.platforms import Platform
 
 

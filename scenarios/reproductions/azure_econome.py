@@ -2,7 +2,7 @@
 cores) against Grid'5000's econome (8 nodes x 16 cores, 10 GbE), 2016.
 
 The presets azure-g5 and g5k-econome are `hopsim calibrate` on the one number the study
-states per environment, the rate at 32 KB (python -m hopsim.platforms.regenerate): each
+states per environment, the rate at 32 KB (python -m hopsim.calibration.regenerate): each
 fits the network latency and holds the rest at vendor specifications or stated
 defaults. The 32 KB points are therefore fitted, not predicted; the curves below them
 and the size of the cloud's jump at 8 KB are the model's.
@@ -33,7 +33,7 @@ def gbps(nbytes: int, t_max_us: float) -> float:
 def published_gbps() -> dict[str, float]:
     """The study's 32 KB rates, Gbit/s, read from the files the presets were fitted to."""
     from ...calibration.parsers import parse_file
-    from ...platforms.regenerate import DATA_DIR
+    from ...calibration.regenerate import DATA_DIR
     out = {}
     for name, f in DATA.items():
         (m,) = [m for m in parse_file(DATA_DIR / "azure-econome" / f)
@@ -135,7 +135,7 @@ def run(study) -> None:
     study.figure("exchange", _figure(curves, sizes, published),
                  "IMB Exchange on 128 ranks: t_max per repetition (left) and IMB's rate "
                  "(right); diamonds: the study's 32 KB rates (the presets' fitted inputs)")
-    study.command(["python", "-m", "hopsim.platforms.regenerate", "--check"])
+    study.command(["python", "-m", "hopsim.calibration.regenerate", "--check"])
     study.command(["hopsim", "simulate", "--platform", "azure-g5", "--workload", "exchange",
                    "--ranks", "128", "--ranks-per-node", "32", "--sizes",
                    "0,4096,8192,32768"])

@@ -2,7 +2,7 @@
 instance type, the published three trials beside simulated trials.
 
 The presets gce-n1-* are `hopsim calibrate` on the same three trials
-(python -m hopsim.platforms.regenerate): the latency is the fastest trial and the
+(python -m hopsim.calibration.regenerate): the latency is the fastest trial and the
 spread a lognormal per-run delay fitted to the trials' offsets. Nothing here is a
 prediction of the published mean; what it shows is how the fitted noise model spreads
 and where its mean lands against the three trials it came from.
@@ -26,7 +26,7 @@ ITERATIONS = 1000    # osu_latency runs 10000 below 8 KiB; one run-scope draw pe
 def published(kind: str) -> list[float]:
     """The three published trials, read from the measurement files the preset was fitted to."""
     from ...calibration.parsers import parse_file
-    from ...platforms.regenerate import DATA_DIR
+    from ...calibration.regenerate import DATA_DIR
     files = sorted((DATA_DIR / "gce").glob(f"{kind}-t*.txt"))
     return [m.value for f in files for m in parse_file(f)
             if m.size == 0 and m.statistic == "latency_us"]
@@ -105,7 +105,7 @@ def run(study) -> None:
         "of 0), which a lognormal offset never draws: every simulated trial lies above it, "
         "by several microseconds where sigma is small. A fourth published trial per type "
         "would constrain the noise far more than any change to the model.")
-    study.command(["python", "-m", "hopsim.platforms.regenerate", "--check"])
+    study.command(["python", "-m", "hopsim.calibration.regenerate", "--check"])
     study.command(["hopsim", "simulate", "--platform", "gce-n1-standard-1", "--workload",
                    "pingpong", "--ranks", "2", "--sizes", "0", "--seed", "7"])
 
