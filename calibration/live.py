@@ -333,13 +333,17 @@ def _kill_group(proc: subprocess.Popen):
 
 
 def _interpret(tool, stdout, raw_files, work, platform, parameters, wall, live):
+    """(the tool's text, the result's JSON); platform: live_platform()'s record, or a
+    name alone (kept runs read again)."""
     from ..formats import text as tool_text
+
+    platform = platform if isinstance(platform, dict) else {"platform": platform}
 
     if tool == "hopbench":
         raw = live_result.parse_raw(stdout)
         result = live_result.to_result(raw, platform=platform["platform"],
-                                       platform_nodes=platform["platform_nodes"],
-                                       platform_hash=platform["platform_hash"],
+                                       platform_nodes=platform.get("platform_nodes"),
+                                       platform_hash=platform.get("platform_hash"),
                                        ranks_per_node=work.ranks_per_node,
                                        seed=work.seed, parameters=parameters, wall_seconds=wall,
                                        node_map=live["node_of_rank"])
