@@ -115,14 +115,17 @@ def changed_lines(rel: str) -> list[int]:
 
 
 def tests_for(rel: str, lines: list[int], cover: dict) -> tuple[list[str], str]:
-    """(node ids to run, how they were chosen)."""
+    """(node ids to run, how they were chosen). A line that ran with no test's context
+    ran at import (during collection): a module constant or a signature, which any test
+    of the module may depend on, so every test that ran a line of the module is added."""
     of_file = cover.get(rel, {})
-    ids = {t for line in lines for t in of_file.get(str(line), []) if t}
-    if ids:
-        return sorted(ids), "line"
-    if any(of_file.get(str(line)) == [""] for line in lines):  # import time only
-        return sorted({t for ts in of_file.values() for t in ts if t}), "module"
-    return [], "none"
+    ran = [t for line in lines for t in of_file.get(str(line), [])]
+    ids = {t for t in ran if t}
+    how = "line"
+    if "" in ran:
+        ids |= {t for ts in of_file.values() for t in ts if t}
+        how = "module"
+    return sorted(ids), how if ids else "none"
 
 
 def run_tests(rel: str, map_path: Path) -> int:
@@ -176,7 +179,7 @@ def mutate_module(module: Path, map_path: Path, every: int, timeout: float, scra
             if result.worker_outcome == WorkerOutcome.SKIPPED:
                 continue
             m = item.mutations[0]
-            outcome = str(result.test_outcome) if result.test_outcome else "incompetent"
+            outcome = result.test_outcome.value if result.test_outcome else "incompetent"
             if result.worker_outcome != WorkerOutcome.NORMAL:
                 outcome = "incompetent"
             out[outcome] += 1
