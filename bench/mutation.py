@@ -8,10 +8,11 @@ cosmic-ray mutates a module's file in place, runs a test command and restores th
 with bootstrap.sh's editable install the tests import the source tree, so they see each
 mutant. The whole suite takes far too long per mutant on two cores, so:
 
-1. Coverage map (once; --map FILE keeps it): the suite, less the tests that need real MPI
-   runs, SMPI builds or Dask (SLOW), runs once under coverage with each test's node id as
-   its context, in the pytest process (dynamic context, bench/mutation_coverage.py) and in
-   the hopsim commands tests start as subprocesses (static context from HOPSIM_TEST_ID).
+1. Coverage map (once; kept in --map, default build/mutation-coverage.json): the suite,
+   less the tests that need real MPI runs, SMPI builds or Dask (SLOW), runs once under
+   coverage with each test's node id as its context, in the pytest process (dynamic
+   context, bench/mutation_coverage.py) and in the hopsim commands tests start as
+   subprocesses (static context from HOPSIM_TEST_ID).
    The map: for every line of the Python layer, the tests that ran it.
 2. Sampling: cosmic-ray's mutants of every module (its default operators), in source
    order, every k-th (--every k, from the (k // 2)-th): spread over each file, the same on
@@ -64,7 +65,8 @@ def modules(packages: list[str]) -> list[Path]:
 # --- 1. the coverage map ---------------------------------------------------------------
 
 def build_map(path: Path, tests: list[str]) -> None:
-    """Run the tests under coverage; write {file: {line: [node ids]}} to path."""
+    """Run the tests under coverage; write {"lines": {file: {line: [node ids]}},
+    "seconds": {node id: duration}} to path."""
     import coverage
 
     with tempfile.TemporaryDirectory(prefix="hopsim-coverage-") as d:
@@ -80,7 +82,7 @@ def build_map(path: Path, tests: list[str]) -> None:
         pth.write_text("import coverage; coverage.process_startup()\n")
         try:
             env = dict(os.environ, COVERAGE_PROCESS_START=str(rc),
-                       PYTHONPATH=str(REPO / "bench"))
+                       PYTHONPATH=str(REPO / "bench"), HOPSIM_TEST_TIMES=str(d / "times.json"))
             env.pop("HOPSIM_TEST_ID", None)
             subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                             "-p", "mutation_coverage", *tests,
@@ -97,7 +99,8 @@ def build_map(path: Path, tests: list[str]) -> None:
             for line, contexts in data.contexts_by_lineno(filename).items():
                 lines[line] = sorted({c.split("|")[-1] for c in contexts})  # "" = no test
             out[rel] = lines
-    path.write_text(json.dumps(out) + "\n")
+        times = json.loads((d / "times.json").read_text())
+    path.write_text(json.dumps({"lines": out, "seconds": times}) + "\n")
 
 
 # --- 3. one mutant's tests -------------------------------------------------------------
@@ -115,6 +118,7 @@ def changed_lines(rel: str) -> list[int]:
 
 
 def tests_for(rel: str, lines: list[int], cover: dict) -> tuple[list[str], str]:
+    # cover: the map's "lines"; the node ids come back in name order
     """(node ids to run, how they were chosen). A line that ran with no test's context
     ran at import (during collection): a module constant or a signature, which any test
     of the module may depend on, so every test that ran a line of the module is added."""
@@ -130,7 +134,9 @@ def tests_for(rel: str, lines: list[int], cover: dict) -> tuple[list[str], str]:
 
 def run_tests(rel: str, map_path: Path) -> int:
     cover = json.loads(map_path.read_text())
-    ids, how = tests_for(rel, changed_lines(rel), cover)
+    ids, how = tests_for(rel, changed_lines(rel), cover["lines"])
+    # Fastest first: with -x a killed mutant stops at its first failing test.
+    ids.sort(key=lambda t: cover["seconds"].get(t, 0.0))
     if not ids:
         print("not covered: no test runs this line")
         return NOT_COVERED
@@ -211,7 +217,7 @@ def main(argv=None) -> int:
     ap.add_argument("--packages", nargs="+", default=PACKAGES, choices=PACKAGES)
     ap.add_argument("--files", nargs="+", help="only these modules (paths from the repository root)")
     ap.add_argument("--every", type=int, default=20, help="run every k-th mutant (default 20)")
-    ap.add_argument("--map", type=Path, default=REPO / "bench" / "mutation-coverage.json",
+    ap.add_argument("--map", type=Path, default=REPO / "build" / "mutation-coverage.json",
                     help="the coverage map (built first when missing)")
     ap.add_argument("--map-tests", nargs="+", default=["tests"],
                     help="what the coverage map runs (default: the suite, less SLOW)")
