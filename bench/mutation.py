@@ -14,9 +14,10 @@ mutant. The whole suite takes far too long per mutant on two cores, so:
    context, bench/mutation_coverage.py) and in the hopsim commands tests start as
    subprocesses (static context from HOPSIM_TEST_ID).
    The map: for every line of the Python layer, the tests that ran it.
-2. Sampling: cosmic-ray's mutants of every module (its default operators), in source
-   order, every k-th (--every k, from the (k // 2)-th): spread over each file, the same on
-   every run. The others are marked skipped in cosmic-ray's session.
+2. Sampling: cosmic-ray's mutants of every module (its default operators) less those
+   inside type annotations (equivalent: annotation_spans), in source order, every k-th
+   (--every k, from the (k // 2)-th): spread over each file, the same on every run. The
+   others are marked skipped in cosmic-ray's session.
 3. Per mutant, cosmic-ray's test command is this script with --run-tests: it finds the
    lines the mutant changed (the file against git HEAD), and runs `pytest -x` on the tests
    that ran those lines. A line that only runs at import (module constants, signatures)
@@ -31,6 +32,7 @@ survivor with its file, line, operator and diff.
 from __future__ import annotations
 
 import argparse
+import ast
 import difflib
 import json
 import os
@@ -148,6 +150,25 @@ def run_tests(rel: str, map_path: Path) -> int:
 
 # --- 2. sampling and the run -------------------------------------------------------------
 
+def annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) of every type annotation: under `from __future__ import annotations`
+    (and in dataclass fields) they are strings no code reads, so a mutant there is
+    equivalent by construction (`str | None` -> `str ** None`)."""
+    spans = []
+    for node in ast.walk(ast.parse(source)):
+        found = []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found = [a.annotation for a in (*node.args.posonlyargs, *node.args.args,
+                                            *node.args.kwonlyargs, node.args.vararg,
+                                            node.args.kwarg) if a is not None]
+            found.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            found = [node.annotation]
+        spans += [((a.lineno, a.col_offset), (a.end_lineno, a.end_col_offset))
+                  for a in found if a is not None]
+    return spans
+
+
 def cosmic_ray(*args: str) -> None:
     subprocess.run([sys.executable, "-m", "cosmic_ray.cli", *args], cwd=REPO, check=True,
                    stdout=subprocess.DEVNULL)
@@ -169,16 +190,21 @@ def mutate_module(module: Path, map_path: Path, every: int, timeout: float, scra
         f"test-command = {json.dumps(shlex.join(command))}\n"
         "[cosmic-ray.distributor]\nname = \"local\"\n")
     cosmic_ray("init", str(config), str(session))
+    spans = annotation_spans(module.read_text())
     with use_db(str(session), WorkDB.Mode.open) as db:
-        items = sorted(db.work_items, key=lambda w: (tuple(w.mutations[0].start_pos),
-                                                     w.mutations[0].operator_name,
-                                                     w.mutations[0].occurrence))
-        skipped = [w.job_id for i, w in enumerate(items) if i % every != every // 2]
+        every_item = sorted(db.work_items, key=lambda w: (tuple(w.mutations[0].start_pos),
+                                                          w.mutations[0].operator_name,
+                                                          w.mutations[0].occurrence))
+        items = [w for w in every_item
+                 if not any(a <= tuple(w.mutations[0].start_pos) < b for a, b in spans)]
+        skipped = [w.job_id for w in every_item if w not in items]
+        skipped += [w.job_id for i, w in enumerate(items) if i % every != every // 2]
         if skipped:
             db.set_multiple_results(skipped, WorkResult(output="not sampled",
                                                         worker_outcome=WorkerOutcome.SKIPPED))
     cosmic_ray("exec", str(config), str(session))
-    out = {"generated": len(items), "run": len(items) - len(skipped), "killed": 0, "survived": 0,
+    out = {"generated": len(every_item), "annotations": len(every_item) - len(items),
+           "run": len(every_item) - len(skipped), "killed": 0, "survived": 0,
            "not_covered": 0, "incompetent": 0, "survivors": []}
     with use_db(str(session), WorkDB.Mode.open) as db:
         for item, result in db.completed_work_items:
@@ -199,7 +225,7 @@ def mutate_module(module: Path, map_path: Path, every: int, timeout: float, scra
     return out
 
 
-KEYS = ("generated", "run", "killed", "survived", "not_covered", "incompetent")
+KEYS = ("generated", "annotations", "run", "killed", "survived", "not_covered", "incompetent")
 
 
 def _totals(report: dict) -> None:

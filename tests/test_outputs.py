@@ -215,3 +215,12 @@ def test_write_all_writes_text_and_writers_together(tmp_path):
     written = outputs.write_all({a: "text\n", b: lambda tmp: Path(tmp).write_bytes(b"\x00\x01")})
     assert written == [a, b]
     assert a.read_text() == "text\n" and b.read_bytes() == b"\x00\x01"
+
+
+def test_a_figure_must_end_in_png_whatever_sorts_before_or_after_it(tmp_path):
+    # `!=` turned into `<` or `>` let through the suffixes on one side of ".png".
+    out = outputs.Outputs()
+    assert out.file(tmp_path / "fig.PNG", "--plot", ".png") == tmp_path / "fig.PNG"
+    for wrong in ("fig.svg", "fig.jpg", "fig.aaa", "fig.zzz", "fig"):
+        with pytest.raises(InputError, match=r"--plot .*: give a file name ending in \.png"):
+            out.file(tmp_path / wrong, "--plot", ".png")
