@@ -61,11 +61,16 @@ MAX_TESTS = 60
 
 
 def modules(packages: list[str]) -> list[Path]:
-    out = []
+    """The packages' modules, taken in turn from each package (a run stopped early has
+    results for every package)."""
+    lists = []
     for pkg in packages:
         root = REPO / pkg
         files = sorted(root.glob("*.py")) if pkg == "python" else sorted(root.rglob("*.py"))
-        out += [f for f in files if "__pycache__" not in f.parts and f.stat().st_size > 0]
+        lists.append([f for f in files if "__pycache__" not in f.parts and f.stat().st_size > 0])
+    out = []
+    for i in range(max(map(len, lists))):
+        out += [files[i] for files in lists if i < len(files)]
     return out
 
 
