@@ -1,164 +1,303 @@
-"""A bounded mutation pass over hopsim's Python layer: which small code changes does the
-test suite not notice?
+"""Mutation testing of hopsim's whole Python layer with cosmic-ray, each mutant against
+the tests that run its line.
 
-    .venv/bin/python bench/mutation.py [--max N] [--files python/formats.py ...] [--tests ...]
+    .venv/bin/pip install -e ".[test,mutation]"      # cosmic-ray and coverage, from PyPI
+    nice -n 19 .venv/bin/python bench/mutation.py --every 20 --report bench/mutation-report.json
 
-The tests import the installed package: with bootstrap.sh's editable install that is the
-source tree, otherwise a copy in site-packages; this script mutates whichever the tests
-import, one mutant at a time, runs the chosen tests (-x, a time limit per
-run), and restores the file. Operators, on the AST: a comparison flipped (< <=, > >=,
-== !=, in / not in), an arithmetic operator swapped (+ -, * /, // %), an integer or float
-constant moved by one (or 0 <-> 1), `and` <-> `or`, a `not` dropped. Mutants are
-enumerated in source order and, when there are more than --max, every k-th is taken, so
-the sample is spread over the file and the same every run.
+cosmic-ray mutates a module's file in place, runs a test command and restores the file;
+with bootstrap.sh's editable install the tests import the source tree, so they see each
+mutant. The whole suite takes far too long per mutant on two cores, so:
 
-It prints each survivor (file:line, the operator, the mutated line) and a summary. A
-survivor is a change no test notices: either a missing test or equivalent code.
+1. Coverage map (once; kept in --map, default build/mutation-coverage.json): the suite,
+   less the tests that need real MPI runs, SMPI builds or Dask (SLOW), runs once under
+   coverage with each test's node id as its context, in the pytest process (dynamic
+   context, bench/mutation_coverage.py) and in the hopsim commands tests start as
+   subprocesses (static context from HOPSIM_TEST_ID).
+   The map: for every line of the Python layer, the tests that ran it.
+2. Sampling: cosmic-ray's mutants of every module (its default operators) less those
+   inside type annotations (equivalent: annotation_spans), in source order, every k-th
+   (--every k, from the (k // 2)-th): spread over each file, the same on every run. The
+   others are marked skipped in cosmic-ray's session.
+3. Per mutant, cosmic-ray's test command is this script with --run-tests: it finds the
+   lines the mutant changed (the file against git HEAD), and runs `pytest -x` on the tests
+   that ran those lines. A line that only runs at import (module constants, signatures)
+   gets every test that ran any line of its module. At most MAX_TESTS run, fastest
+   first. A line no test runs is reported as not covered (the mutant survives without a
+   test being run); a mutant whose tests exceed --timeout is reported apart (cosmic-ray
+   would count it killed).
+
+Before the run the Python layer must be committed (the mutants are found against HEAD).
+The report (JSON) has, per package, mutants generated, run, killed, survived (and how many
+of those no test covers) and incompetent (cosmic-ray could not run them), and every
+survivor with its file, line, operator and diff.
 """
 from __future__ import annotations
 
 import argparse
 import ast
-import copy
+import difflib
+import json
 import os
+import shlex
 import subprocess
 import sys
+import sysconfig
+import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-SITE = Path(__import__("hopsim").__file__).resolve().parent
-# Source folder -> its place in the installed package (pyproject.toml's wheel.packages).
-PACKAGE_OF = {"python": "", "platforms": "platforms", "scenarios": "scenarios",
-              "topologies": "topologies", "calibration": "calibration", "live": "live"}
-# An editable install (bootstrap.sh's) imports the source tree itself: mutate it there.
-EDITABLE = SITE == REPO / "python"
+PACKAGES = ["python", "calibration", "platforms", "scenarios", "topologies", "live"]
+# Real MPI runs, emulated clusters, SMPI builds, Dask clusters and pseudo-terminal
+# sessions: minutes each, and the modules they drive have unit tests of their own.
+SLOW = ["test_live_cluster.py", "test_live_hopbench.py", "test_smpi.py", "test_calibrate_live.py",
+        "test_rigs.py", "test_sweep_dask.py", "test_terminal.py", "test_progress.py",
+        "test_doc_commands.py", "test_presets_regenerate.py", "test_calibrate_pacing.py",
+        "test_platform_record.py"]
+NOT_COVERED = 0  # --run-tests' exit status when no test runs the mutated line (survives)
+# A line of the command-line core runs in hundreds of tests: a mutant gets the fastest
+# MAX_TESTS of those that ran its line (a survivor says so: "capped").
+MAX_TESTS = 60
 
-_CMP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
-        ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In}
-_BIN = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
-        ast.FloorDiv: ast.Mod, ast.Mod: ast.FloorDiv}
 
-
-def _sites(tree):
-    """(node index in ast.walk order, description) of every mutable spot."""
+def modules(packages: list[str]) -> list[Path]:
+    """The packages' modules, taken in turn from each package (a run stopped early has
+    results for every package)."""
+    lists = []
+    for pkg in packages:
+        root = REPO / pkg
+        files = sorted(root.glob("*.py")) if pkg == "python" else sorted(root.rglob("*.py"))
+        lists.append([f for f in files if "__pycache__" not in f.parts and f.stat().st_size > 0])
     out = []
-    for i, node in enumerate(ast.walk(tree)):
-        if isinstance(node, ast.Compare) and type(node.ops[0]) in _CMP:
-            out.append((i, f"{type(node.ops[0]).__name__} -> {_CMP[type(node.ops[0])].__name__}"))
-        elif isinstance(node, ast.BinOp) and type(node.op) in _BIN:
-            out.append((i, f"{type(node.op).__name__} -> {_BIN[type(node.op)].__name__}"))
-        elif isinstance(node, ast.BoolOp):
-            out.append((i, "and <-> or"))
-        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            out.append((i, "not dropped"))
-        elif (isinstance(node, ast.Constant) and type(node.value) in (int, float)
-              and not isinstance(node.value, bool)):
-            out.append((i, f"{node.value!r} -> {_moved(node.value)!r}"))
+    for i in range(max(map(len, lists))):
+        out += [files[i] for files in lists if i < len(files)]
     return out
 
 
-def _moved(v):
-    return 1 if v == 0 else (0 if v == 1 else v + 1)
+# --- 1. the coverage map ---------------------------------------------------------------
+
+def build_map(path: Path, tests: list[str]) -> None:
+    """Run the tests under coverage; write {"lines": {file: {line: [node ids]}},
+    "seconds": {node id: duration}} to path."""
+    import coverage
+
+    with tempfile.TemporaryDirectory(prefix="hopsim-coverage-") as d:
+        d = Path(d)
+        rc = d / "coveragerc"
+        rc.write_text("[run]\n"
+                      f"source = {', '.join(str(REPO / p) for p in PACKAGES)}\n"
+                      f"data_file = {d / 'data'}\n"
+                      "parallel = true\n"
+                      "context = ${HOPSIM_TEST_ID-}\n")
+        # Every Python process started with COVERAGE_PROCESS_START measures itself.
+        pth = Path(sysconfig.get_paths()["purelib"]) / "zz_hopsim_mutation_coverage.pth"
+        pth.write_text("import coverage; coverage.process_startup()\n")
+        try:
+            env = dict(os.environ, COVERAGE_PROCESS_START=str(rc),
+                       PYTHONPATH=str(REPO / "bench"), HOPSIM_TEST_TIMES=str(d / "times.json"))
+            env.pop("HOPSIM_TEST_ID", None)
+            subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                            "-p", "mutation_coverage", *tests,
+                            *(f"--ignore=tests/{t}" for t in SLOW)], cwd=REPO, env=env)
+        finally:
+            pth.unlink()
+        combined = coverage.Coverage(data_file=str(d / "data"))
+        combined.combine([str(d)])
+        data = combined.get_data()
+        out = {}
+        for filename in data.measured_files():
+            rel = str(Path(filename).resolve().relative_to(REPO))
+            lines = {}
+            for line, contexts in data.contexts_by_lineno(filename).items():
+                lines[line] = sorted({c.split("|")[-1] for c in contexts})  # "" = no test
+            out[rel] = lines
+        times = json.loads((d / "times.json").read_text())
+    path.write_text(json.dumps({"lines": out, "seconds": times}) + "\n")
 
 
-def _mutate(tree, index):
-    tree = copy.deepcopy(tree)
-    for i, node in enumerate(ast.walk(tree)):
-        if i != index:
-            continue
-        if isinstance(node, ast.Compare):
-            node.ops[0] = _CMP[type(node.ops[0])]()
-        elif isinstance(node, ast.BinOp):
-            node.op = _BIN[type(node.op)]()
-        elif isinstance(node, ast.BoolOp):
-            node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
-        elif isinstance(node, ast.UnaryOp):
-            return _drop_not(tree, index), node.lineno
-        elif isinstance(node, ast.Constant):
-            node.value = _moved(node.value)
-        return tree, node.lineno
-    raise IndexError(index)
+# --- 3. one mutant's tests -------------------------------------------------------------
+
+def changed_lines(rel: str) -> list[int]:
+    """Lines of HEAD's version of rel that the file on disk changes."""
+    old = subprocess.run(["git", "-C", str(REPO), "show", f"HEAD:{rel}"], capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    new = (REPO / rel).read_text().splitlines()
+    lines = []
+    for tag, i1, i2, _, _ in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if tag != "equal":
+            lines += list(range(i1 + 1, max(i2, i1 + 1) + 1))
+    return lines
 
 
-def _drop_not(tree, index):
-    # Rebuild: replace the UnaryOp(Not) at `index` by its operand.
-    nodes = list(ast.walk(tree))
-    target = nodes[index]
-    for parent in nodes:
-        for field, value in ast.iter_fields(parent):
-            if value is target:
-                setattr(parent, field, target.operand)
-            elif isinstance(value, list):
-                for j, item in enumerate(value):
-                    if item is target:
-                        value[j] = target.operand
-    return tree
+def tests_for(rel: str, lines: list[int], cover: dict) -> tuple[list[str], str]:
+    # cover: the map's "lines"; the node ids come back in name order
+    """(node ids to run, how they were chosen). A line that ran with no test's context
+    ran at import (during collection): a module constant or a signature, which any test
+    of the module may depend on, so every test that ran a line of the module is added."""
+    of_file = cover.get(rel, {})
+    ran = [t for line in lines for t in of_file.get(str(line), [])]
+    ids = {t for t in ran if t}
+    how = "line"
+    if "" in ran:
+        ids |= {t for ts in of_file.values() for t in ts if t}
+        how = "module"
+    return sorted(ids), how if ids else "none"
 
 
-def installed(source: Path) -> Path:
-    if EDITABLE:
-        return source.resolve()
-    rel = source.resolve().relative_to(REPO)
-    return SITE / PACKAGE_OF[rel.parts[0]] / Path(*rel.parts[1:])
+def run_tests(rel: str, map_path: Path) -> int:
+    cover = json.loads(map_path.read_text())
+    ids, how = tests_for(rel, changed_lines(rel), cover["lines"])
+    # Fastest first: with -x a killed mutant stops at its first failing test.
+    ids.sort(key=lambda t: cover["seconds"].get(t, 0.0))
+    if not ids:
+        print("not covered: no test runs this line")
+        return NOT_COVERED
+    print(f"{len(ids)} tests ({how})", flush=True)
+    if len(ids) > MAX_TESTS:
+        print(f"capped: the {MAX_TESTS} fastest of {len(ids)}", flush=True)
+        ids = ids[:MAX_TESTS]
+    # Node ids of parametrized tests hold spaces and brackets: passed as they are.
+    return subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+                           *ids], cwd=REPO).returncode
 
 
-def _drop_bytecode(target: Path) -> None:
-    # A cached .pyc of the same size and second as a mutant would be taken for it.
-    for pyc in (target.parent / "__pycache__").glob(f"{target.stem}.*.pyc"):
-        pyc.unlink()
+# --- 2. sampling and the run -------------------------------------------------------------
+
+def annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) of every type annotation: under `from __future__ import annotations`
+    (and in dataclass fields) they are strings no code reads, so a mutant there is
+    equivalent by construction (`str | None` -> `str ** None`)."""
+    spans = []
+    for node in ast.walk(ast.parse(source)):
+        found = []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found = [a.annotation for a in (*node.args.posonlyargs, *node.args.args,
+                                            *node.args.kwonlyargs, node.args.vararg,
+                                            node.args.kwarg) if a is not None]
+            found.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            found = [node.annotation]
+        spans += [((a.lineno, a.col_offset), (a.end_lineno, a.end_col_offset))
+                  for a in found if a is not None]
+    return spans
 
 
-def run_tests(tests, timeout) -> str:
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    try:
-        p = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-                            *tests], cwd=REPO, capture_output=True, text=True, timeout=timeout,
-                           env=env)
-    except subprocess.TimeoutExpired:
-        return "killed (timeout)"
-    return "survived" if p.returncode == 0 else "killed"
+def cosmic_ray(*args: str) -> None:
+    subprocess.run([sys.executable, "-m", "cosmic_ray.cli", *args], cwd=REPO, check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def mutate_module(module: Path, map_path: Path, every: int, timeout: float, scratch: Path) -> dict:
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    rel = str(module.relative_to(REPO))
+    config = scratch / f"{rel.replace('/', '_')}.toml"
+    session = config.with_suffix(".sqlite")
+    command = [sys.executable, str(Path(__file__).resolve()), "--run-tests", rel, "--map", str(map_path)]
+    config.write_text(
+        "[cosmic-ray]\n"
+        f"module-path = {json.dumps(rel)}\n"
+        f"timeout = {timeout:.0f}\n"
+        "excluded-modules = []\n"
+        f"test-command = {json.dumps(shlex.join(command))}\n"
+        "[cosmic-ray.distributor]\nname = \"local\"\n")
+    cosmic_ray("init", str(config), str(session))
+    spans = annotation_spans(module.read_text())
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        every_item = sorted(db.work_items, key=lambda w: (tuple(w.mutations[0].start_pos),
+                                                          w.mutations[0].operator_name,
+                                                          w.mutations[0].occurrence))
+        items = [w for w in every_item
+                 if not any(a <= tuple(w.mutations[0].start_pos) < b for a, b in spans)]
+        skipped = [w.job_id for w in every_item if w not in items]
+        skipped += [w.job_id for i, w in enumerate(items) if i % every != every // 2]
+        if skipped:
+            db.set_multiple_results(skipped, WorkResult(output="not sampled",
+                                                        worker_outcome=WorkerOutcome.SKIPPED))
+    cosmic_ray("exec", str(config), str(session))
+    out = {"generated": len(every_item), "annotations": len(every_item) - len(items),
+           "run": len(every_item) - len(skipped), "killed": 0, "timeout": 0, "survived": 0,
+           "not_covered": 0, "incompetent": 0, "survivors": []}
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        for item, result in db.completed_work_items:
+            if result.worker_outcome == WorkerOutcome.SKIPPED:
+                continue
+            m = item.mutations[0]
+            outcome = result.test_outcome.value if result.test_outcome else "incompetent"
+            if result.worker_outcome != WorkerOutcome.NORMAL:
+                outcome = "incompetent"
+            if outcome == "killed" and (result.output or "").strip() == "timeout":
+                outcome = "timeout"  # cosmic-ray counts it killed; it may be slow tests
+            out[outcome] += 1
+            if outcome == "survived":
+                uncovered = "not covered" in (result.output or "")
+                out["not_covered"] += uncovered
+                out["survivors"].append({"file": rel, "line": m.start_pos[0],
+                                         "operator": m.operator_name, "not_covered": uncovered,
+                                         "capped": "capped:" in (result.output or ""),
+                                         "diff": result.diff})
+    out["survivors"].sort(key=lambda s: s["line"])
+    return out
+
+
+KEYS = ("generated", "annotations", "run", "killed", "timeout", "survived", "not_covered", "incompetent")
+
+
+def _totals(report: dict) -> None:
+    packages: dict = {}
+    for rel, entry in report["modules"].items():
+        total = packages.setdefault(rel.split("/")[0], {"modules": 0, **{k: 0 for k in KEYS}})
+        total["modules"] += 1
+        for k in KEYS:
+            total[k] += entry.get(k, 0)
+    report["packages"] = packages
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--files", nargs="+", default=["python/formats.py", "python/bounds.py",
-                                                   "scenarios/runner.py", "python/cli.py"])
-    ap.add_argument("--tests", nargs="+", default=[
-        "tests/test_formats.py", "tests/test_cli_outputs.py", "tests/test_cli_bounds.py",
-        "tests/test_cli.py", "tests/test_scenario_outputs.py", "tests/test_scenario_files.py"])
-    ap.add_argument("--max", type=int, default=60, help="mutants in all (default 60)")
-    ap.add_argument("--timeout", type=float, default=240)
+    ap.add_argument("--packages", nargs="+", default=PACKAGES, choices=PACKAGES)
+    ap.add_argument("--files", nargs="+", help="only these modules (paths from the repository root)")
+    ap.add_argument("--every", type=int, default=20, help="run every k-th mutant (default 20)")
+    ap.add_argument("--map", type=Path, default=REPO / "build" / "mutation-coverage.json",
+                    help="the coverage map (built first when missing)")
+    ap.add_argument("--map-tests", nargs="+", default=["tests"],
+                    help="what the coverage map runs (default: the suite, less SLOW)")
+    ap.add_argument("--timeout", type=float, default=180, help="seconds per mutant's tests")
+    ap.add_argument("--report", type=Path, default=REPO / "bench" / "mutation-report.json")
+    ap.add_argument("--run-tests", metavar="MODULE", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    plan = []
-    for f in args.files:
-        src = (REPO / f).read_text()
-        if installed(REPO / f).read_text() != src:
-            sys.exit(f"{f}: the installed copy differs from the source; reinstall first")
-        tree = ast.parse(src)
-        plan += [(f, tree, i, what) for i, what in _sites(tree)]
-    step = max(1, -(-len(plan) // args.max))
-    sample = plan[::step]
-    print(f"{len(plan)} mutants in {', '.join(args.files)}; running every {step}th: {len(sample)}",
-          flush=True)
-    survivors, start = [], time.perf_counter()
-    for f, tree, index, what in sample:
-        target = installed(REPO / f)
-        original = target.read_text()
-        mutated, line = _mutate(tree, index)
-        try:
-            target.write_text(ast.unparse(mutated))
-            _drop_bytecode(target)
-            outcome = run_tests(args.tests, args.timeout)
-        finally:
-            target.write_text(original)
-            _drop_bytecode(target)
-        src_line = (REPO / f).read_text().splitlines()[line - 1].strip()
-        print(f"{outcome:>17}  {f}:{line}  {what}  | {src_line}", flush=True)
-        if outcome == "survived":
-            survivors.append((f, line, what, src_line))
-    print(f"\n{len(sample) - len(survivors)} of {len(sample)} killed, {len(survivors)} survived, "
-          f"{time.perf_counter() - start:.0f} s")
+    if args.run_tests:
+        return run_tests(args.run_tests, args.map)
+    try:
+        import cosmic_ray  # noqa: F401
+        import coverage  # noqa: F401
+    except ImportError:
+        sys.exit("cosmic-ray or coverage is missing: pip install -e '.[test,mutation]'")
+    if Path(__import__("hopsim").__file__).resolve().parent != REPO / "python":
+        sys.exit("hopsim is not the editable install of this tree: the mutants would not be tested")
+    if subprocess.run(["git", "-C", str(REPO), "diff", "--quiet", "HEAD", "--", *PACKAGES]).returncode:
+        sys.exit("commit the Python layer first: mutants are found against HEAD")
+    start = time.perf_counter()
+    if not args.map.is_file():
+        build_map(args.map, args.map_tests)
+        print(f"coverage map: {time.perf_counter() - start:.0f} s", flush=True)
+    todo = [REPO / f for f in args.files] if args.files else modules(args.packages)
+    report = {"every": args.every, "commit": subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip(),
+        "packages": {}, "modules": {}}
+    with tempfile.TemporaryDirectory(prefix="hopsim-mutation-") as scratch:
+        for module in todo:
+            rel = str(module.relative_to(REPO))
+            entry = mutate_module(module, args.map, args.every, args.timeout, Path(scratch))
+            report["modules"][rel] = entry
+            print(f"{rel}: {entry['generated']} generated, {entry['run']} run, {entry['killed']} "
+                  f"killed, {entry['timeout']} timed out, {entry['survived']} survived "
+                  f"({entry['not_covered']} not covered), {entry['incompetent']} incompetent",
+                  flush=True)
+            _totals(report)
+            report["seconds"] = round(time.perf_counter() - start)
+            args.report.write_text(json.dumps(report, indent=1) + "\n")
     return 0
 
 

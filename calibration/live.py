@@ -215,8 +215,8 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
                 "node_of_rank": work.node_of_rank() if (emulate_cluster or hostfile) else [0] * ranks,
                 "link_rate": link_rate, "burst_bytes": cluster.burst if cluster else None,
                 "oversubscribed": crowded, "cores": cores}
-        platform = (f"live:emulated-{emulate_cluster}x{link_rate}" if emulate_cluster is not None
-                    else f"live:{Path(hostfile).name if hostfile else 'localhost'}")
+        platform = live_platform(emulate_cluster, link_rate, cluster.burst if cluster else None,
+                                 hostfile, cores)
         parameters = work.parameters()
         parameters["reception"] = reception or "any-source"
         parameters["placement"] = work.placement_record()
@@ -225,6 +225,33 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         with outputs:
             _write_outputs(outputs, out_dir, tool, cmd, stdout, stderr, raw_files, result, text)
     return result, text
+
+
+def live_platform(emulate_cluster: int | None, link_rate: str | None, burst_bytes: int | None,
+                  hostfile: str | None, cores: int) -> dict:
+    """What a live run ran on, as simulate's results name their platform: a name, a node
+    count and a hash of the platform's content (sha256 of its description, first 16 hex
+    digits), so that two results under one name are told apart. The content is the
+    emulated cluster's shape (hosts, link rate, tbf burst), a hostfile's text (its hosts
+    and slots; node count: its hosts), or this machine (host name, cores) for localhost."""
+    import hashlib
+    import socket
+
+    if emulate_cluster is not None:
+        name, nodes = f"live:emulated-{emulate_cluster}x{link_rate}", emulate_cluster
+        content = {"emulated_hosts": emulate_cluster, "link_rate": link_rate,
+                   "burst_bytes": burst_bytes}
+    elif hostfile is not None:
+        from ..placement import read
+
+        text = bounds.read_text(hostfile, "--hostfile")
+        name, nodes = f"live:{Path(hostfile).name}", len(read(text, hostfile, 1).hosts)
+        content = {"hostfile": text}
+    else:
+        name, nodes = "live:localhost", 1
+        content = {"host": socket.gethostname(), "cores": cores}
+    digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:16]
+    return {"platform": name, "platform_nodes": nodes, "platform_hash": digest}
 
 
 def mapping_arguments(work, hosts: list[str], scratch: Path, hostfile_of, user_hostfile=None) -> list[str]:
@@ -306,11 +333,18 @@ def _kill_group(proc: subprocess.Popen):
 
 
 def _interpret(tool, stdout, raw_files, work, platform, parameters, wall, live):
+    """(the tool's text, the result's JSON); platform: live_platform()'s record, or a
+    name alone (kept runs read again)."""
     from ..formats import text as tool_text
+
+    platform = platform if isinstance(platform, dict) else {"platform": platform}
 
     if tool == "hopbench":
         raw = live_result.parse_raw(stdout)
-        result = live_result.to_result(raw, platform=platform, ranks_per_node=work.ranks_per_node,
+        result = live_result.to_result(raw, platform=platform["platform"],
+                                       platform_nodes=platform.get("platform_nodes"),
+                                       platform_hash=platform.get("platform_hash"),
+                                       ranks_per_node=work.ranks_per_node,
                                        seed=work.seed, parameters=parameters, wall_seconds=wall,
                                        node_map=live["node_of_rank"])
         live["host_names"] = [raw["hosts"].get(r, "") for r in range(raw["ranks"])]
@@ -321,7 +355,7 @@ def _interpret(tool, stdout, raw_files, work, platform, parameters, wall, live):
         return text, live_result.result_dict(result, live)
     # Third-party tools: their own text; the figures are read back only for NetPIPE
     # (the other parsers belong to hopsim's calibration readers).
-    out = {"platform": platform, "workload": work.kind, "ranks": work.ranks,
+    out = {**platform, "workload": work.kind, "ranks": work.ranks,
            "ranks_per_node": work.ranks_per_node, "seed": work.seed, "simulated_seconds": None,
            "wall_seconds": wall, "messages": None, "results": None,
            "parameters": parameters, "live": live}

@@ -128,7 +128,8 @@ def run_smpi(platform, workload: str, ranks: int, ranks_per_node: int = 1, *, se
     parameters["placement"] = work.placement_record()
     result = live_result.to_result(raw, platform=plat.name, ranks_per_node=work.ranks_per_node,
                                    seed=seed, parameters=parameters, wall_seconds=wall,
-                                   node_map=node_map)
+                                   node_map=node_map, platform_nodes=plat.nodes,
+                                   platform_hash=plat.values_hash())
     from ..formats import text as tool_text
 
     text = tool_text(result)

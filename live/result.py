@@ -107,7 +107,8 @@ def roundtrip_figures(raw: dict, routed: bool) -> tuple[dict, dict]:
 
 
 def to_result(raw: dict, *, platform: str, ranks_per_node: int, seed: int, parameters: dict,
-              wall_seconds: float, node_map: list[int]) -> Result:
+              wall_seconds: float, node_map: list[int], platform_nodes: int | None = None,
+              platform_hash: str | None = None) -> Result:
     kind = raw["workload"]
     per_rank: dict = {}
     if kind == "pingpong":
@@ -123,7 +124,8 @@ def to_result(raw: dict, *, platform: str, ranks_per_node: int, seed: int, param
                   ranks_per_node=ranks_per_node, seed=seed,
                   simulated_seconds=measured if measured is not None else math.nan,
                   wall_seconds=wall_seconds, messages=raw["messages"], results=results,
-                  per_rank=dict(per_rank, node=list(node_map)), parameters=parameters)
+                  per_rank=dict(per_rank, node=list(node_map)), parameters=parameters,
+                  platform_nodes=platform_nodes, platform_hash=platform_hash)
 
 
 def result_dict(result: Result, live: dict) -> dict:

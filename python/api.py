@@ -46,7 +46,7 @@ def prepare(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, se
 
 
 def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, seed: int | str = 1,
-             **params) -> Result:
+             *, progress=None, **params) -> Result:
     """Simulate one workload on one platform.
 
     platform: a Platform, a preset name (hopsim.platforms.list_presets()) or a TOML file.
@@ -64,6 +64,8 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
     network.transport, docs/model.md) and nodes (overrides nodes.count) for any workload.
     Collectives (alltoall, allreduce, allgather, bcast, reduce, barrier): sizes,
     repetitions, algorithm (an Open MPI coll/tuned name; default its decision rules).
+    progress: a callable taking the fraction of the run done (0 to 1), called by the engine
+    at most every 0.2 s while it runs and with 1 at the end (hopsim.progress draws it).
     Raises InputError (a ValueError) on bad input, including specs the engine rejects.
     """
     plat, work, platform_spec = prepare(platform, workload, ranks, ranks_per_node, seed, **params)
@@ -71,7 +73,7 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
 
     start = time.perf_counter()
     try:
-        out = _engine.simulate(platform_spec, work.to_engine_dict())
+        out = _engine.simulate(platform_spec, work.to_engine_dict(), progress)
         node_map = _engine.place_ranks(work.to_engine_dict())
     except ValueError as e:
         raise InputError(str(e)) from None

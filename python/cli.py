@@ -59,6 +59,7 @@ def _add_simulate(sub):
 
 
 def _run_simulate(args) -> int:
+    from . import progress
     from .api import simulate
     from .formats import text
 
@@ -69,8 +70,10 @@ def _run_simulate(args) -> int:
     if args.nodes is not None:
         from . import bounds
         bounds.check("nodes.count", args.nodes, "--nodes")
-    result = simulate(args.platform, args.workload, ranks=args.ranks,
-                      ranks_per_node=args.ranks_per_node, seed=args.seed, **params)
+    with progress.bar("simulate") as tick:
+        result = simulate(args.platform, args.workload, ranks=args.ranks,
+                          ranks_per_node=args.ranks_per_node, seed=args.seed, progress=tick,
+                          **params)
     sys.stdout.write(result.to_json() + "\n" if args.json else text(result))
     return 0
 

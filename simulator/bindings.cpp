@@ -9,6 +9,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 
 namespace py = pybind11;
@@ -200,23 +201,39 @@ WorkloadSpec workload_from(const py::dict& d)
 // a signal handler raised) set; turned back into that error once the GIL is held.
 struct PythonSignal {};
 
-py::object simulate(const py::dict& platform, const py::dict& workload)
+py::object simulate(const py::dict& platform, const py::dict& workload, const py::object& progress)
 {
   PlatformSpec p = platform_from(platform);
   WorkloadSpec w = workload_from(workload);
   std::string json;
+  // progress(fraction) is called at most every kProgressSeconds (and once at the end):
+  // the engine's 50 ms wake-ups would redraw a bar faster than anyone reads it.
+  constexpr double kProgressSeconds = 0.2;
+  auto last = std::chrono::steady_clock::now();
   try {
     // The GIL is released while the child runs, and taken back briefly every 50 ms to
     // run Python's signal handlers: Ctrl-C stops the run at once, not after it.
     py::gil_scoped_release release;
-    json = hopsim::simulate(p, w, [] {
+    json = hopsim::simulate(p, w, [&](double fraction) {
       py::gil_scoped_acquire gil;
       if (PyErr_CheckSignals() != 0)
         throw PythonSignal{};
+      auto now = std::chrono::steady_clock::now();
+      if (progress.is_none() || std::chrono::duration<double>(now - last).count() < kProgressSeconds)
+        return;
+      last = now;
+      try {
+        progress(fraction);
+      } catch (py::error_already_set& e) {
+        e.restore();  // raised again below, once the child is gone
+        throw PythonSignal{};
+      }
     });
   } catch (const PythonSignal&) {
     throw py::error_already_set();
   }
+  if (not progress.is_none())
+    progress(1.0);
   return py::module_::import("json").attr("loads")(json);
 }
 
@@ -225,8 +242,9 @@ py::object simulate(const py::dict& platform, const py::dict& workload)
 PYBIND11_MODULE(_engine, m)
 {
   m.doc() = "hopsim's SimGrid engine";
-  m.def("simulate", &simulate, py::arg("platform"), py::arg("workload"),
-        "Run one simulation in a child process; returns the result dict. Raises ValueError on bad specs.");
+  m.def("simulate", &simulate, py::arg("platform"), py::arg("workload"), py::arg("progress") = py::none(),
+        "Run one simulation in a child process; returns the result dict. Raises ValueError on bad specs. "
+        "progress(fraction), if given, is called with the fraction done (0 to 1) at most every 0.2 s, and with 1 at the end.");
   m.def("place_ranks", [](const py::dict& workload) { return hopsim::place_ranks(workload_from(workload)); },
         py::arg("workload"),
         "The node of every rank, as the engine places them (simulate checks it against the platform).");

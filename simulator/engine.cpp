@@ -15,10 +15,12 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <new>
 #include <poll.h>
 #include <stdexcept>
 #include <string>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -152,13 +154,14 @@ void validate(const PlatformSpec& p, const WorkloadSpec& w)
   require(w.overlay.empty() || w.kind == WorkloadKind::RoundTrip, "overlays apply to the roundtrip workload only");
 }
 
-std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& workload)
+std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& workload, ProgressCounter* progress)
 {
   validate(platform, workload);
   std::unique_ptr<Overlay> overlay = build_overlay(workload);
   bool routed = overlay != nullptr;
 
   Sim sim(platform, workload, std::move(overlay));
+  sim.publish_progress_to(progress);
   std::unique_ptr<Workload> pattern;
   switch (workload.kind) {
     case WorkloadKind::RoundTrip:
@@ -258,10 +261,35 @@ void kill_child(pid_t pid)
 
 }  // namespace
 
+namespace {
+
+// The progress counter's shared page, unmapped however simulate() leaves.
+class SharedPage {
+public:
+  SharedPage()
+  {
+    void* page = mmap(nullptr, sizeof(ProgressCounter), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED)
+      throw std::runtime_error(std::string("mmap: ") + std::strerror(errno));
+    counter_ = new (page) ProgressCounter(0);
+  }
+  ~SharedPage() { munmap(counter_, sizeof(ProgressCounter)); }
+  SharedPage(const SharedPage&) = delete;
+  SharedPage& operator=(const SharedPage&) = delete;
+  ProgressCounter* counter() const { return counter_; }
+  double fraction() const { return static_cast<double>(counter_->load(std::memory_order_relaxed)) / kProgressScale; }
+
+private:
+  ProgressCounter* counter_;
+};
+
+}  // namespace
+
 std::string simulate(const PlatformSpec& platform, const WorkloadSpec& workload,
-                     const std::function<void()>& check_interrupt)
+                     const std::function<void(double)>& tick)
 {
   validate(platform, workload);  // fail fast, in the caller's process
+  SharedPage progress;
   int fds[2];
   if (pipe(fds) != 0)
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
@@ -278,7 +306,7 @@ std::string simulate(const PlatformSpec& platform, const WorkloadSpec& workload,
     // First byte: 'R' result, 'V' invalid input, 'E' any other failure.
     std::string message;
     try {
-      message = "R" + run_simulation(platform, workload);
+      message = "R" + run_simulation(platform, workload, progress.counter());
     } catch (const std::invalid_argument& ex) {
       message = std::string("V") + ex.what();
     } catch (const std::exception& ex) {
@@ -296,8 +324,8 @@ std::string simulate(const PlatformSpec& platform, const WorkloadSpec& workload,
       // Wake at least every 50 ms, so that an interrupt is handled while the child runs.
       struct pollfd pfd {fds[0], POLLIN, 0};
       int ready = poll(&pfd, 1, 50);
-      if (check_interrupt)
-        check_interrupt();  // may throw: the child is killed below
+      if (tick)
+        tick(progress.fraction());  // may throw: the child is killed below
       if (ready <= 0)
         continue;
       ssize_t n = read(fds[0], buf, sizeof buf);
@@ -308,8 +336,8 @@ std::string simulate(const PlatformSpec& platform, const WorkloadSpec& workload,
       data.append(buf, static_cast<size_t>(n));
     }
     // An interrupt that came as the child ended still wins over its result.
-    if (check_interrupt)
-      check_interrupt();
+    if (tick)
+      tick(progress.fraction());
   } catch (...) {
     close(fds[0]);
     kill_child(pid);

@@ -2,6 +2,7 @@
 // {"simulated_seconds", "messages", "results", "per_rank"(roundtrip only), "peak_rss_kib"}.
 #pragma once
 
+#include "progress.hpp"
 #include "spec.hpp"
 
 #include <functional>
@@ -13,16 +14,18 @@ namespace hopsim {
 void validate(const PlatformSpec& platform, const WorkloadSpec& workload);
 
 // In this process. SimGrid's engine can be set up once per process, so this can run
-// once per process; use simulate() anywhere else.
-std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& workload);
+// once per process; use simulate() anywhere else. The fraction done is stored into
+// `progress` as the run goes, if given.
+std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& workload,
+                           ProgressCounter* progress = nullptr);
 
 // In a forked child, so that it can be called any number of times and every run starts
 // from a clean SimGrid; the child's peak memory is reported as "peak_rss_kib".
 // Errors from validation come back as std::invalid_argument. The child dies with the
-// calling thread (PR_SET_PDEATHSIG) and ignores SIGINT; check_interrupt, called at least
-// every 50 ms while the child runs, may throw to abandon the run: the child is killed
-// and reaped before the exception leaves.
+// calling thread (PR_SET_PDEATHSIG) and ignores SIGINT; tick, called at least every
+// 50 ms while the child runs with the fraction of the run done (0 to 1), may throw to
+// abandon the run: the child is killed and reaped before the exception leaves.
 std::string simulate(const PlatformSpec& platform, const WorkloadSpec& workload,
-                     const std::function<void()>& check_interrupt = {});
+                     const std::function<void(double)>& tick = {});
 
 }  // namespace hopsim

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -102,7 +103,10 @@ struct RouteStats {
   std::vector<int64_t> relays;             // relay events per rank
   std::vector<int64_t> out_degree_counts;  // index = out-degree
 };
-RouteStats route_statistics(const Overlay& overlay, bool shared_counters = false);
+// tick, if given, is called with the fraction of the pairs done after each source (or
+// destination) rank, and may throw to abandon the walk.
+RouteStats route_statistics(const Overlay& overlay, bool shared_counters = false,
+                            const std::function<void(double)>& tick = {});
 
 // The route s, ..., d (both included; s == d gives {s}), computed on `overlay` (so it
 // moves its counters).

@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <optional>
 
 #include "overlay.hpp"
@@ -13,12 +14,33 @@ using namespace pybind11::literals;
 namespace hopsim {
 namespace {
 
-py::dict statistics_dict(const Overlay& o, bool shared_counters) {
+// Thrown through the walk when progress() raised; its Python error is restored.
+struct ProgressRaised {};
+
+py::dict statistics_dict(const Overlay& o, bool shared_counters, const py::object& progress) {
   RouteStats st;
-  {
+  // progress(fraction) at most every 0.2 s: the GIL is taken only then, not per rank.
+  auto last = std::chrono::steady_clock::now();
+  auto tick = [&](double fraction) {
+    auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - last).count() < 0.2) return;
+    last = now;
+    py::gil_scoped_acquire gil;
+    try {
+      progress(fraction);
+    } catch (py::error_already_set& e) {
+      e.restore();
+      throw ProgressRaised{};
+    }
+  };
+  try {
     py::gil_scoped_release unlocked;  // seconds at thousands of ranks
-    st = route_statistics(o, shared_counters);
+    st = progress.is_none() ? route_statistics(o, shared_counters)
+                            : route_statistics(o, shared_counters, tick);
+  } catch (const ProgressRaised&) {
+    throw py::error_already_set();
   }
+  if (not progress.is_none()) progress(1.0);
   return py::dict("arcs"_a = st.arcs, "diameter"_a = st.diameter, "mean_hops"_a = st.mean_hops,
                   "route_lengths"_a = st.route_lengths, "relays"_a = st.relays,
                   "out_degree_counts"_a = st.out_degree_counts);
@@ -82,10 +104,11 @@ void bind_overlay(py::module_& m) {
       .def("routes_from", &routes_from, "s"_a, "route(s, d) for d = 0..size-1, in that order.")
       .def("arcs", &arcs_of, "All arcs (u, v), u ascending, then v ascending; self-loops included.")
       .def("fresh", &Overlay::fresh, "The same overlay with its load counters reset.")
-      .def("statistics", &statistics_dict, "shared_counters"_a = false,
+      .def("statistics", &statistics_dict, "shared_counters"_a = false, "progress"_a = py::none(),
            "Route statistics over all ordered pairs, computed on a fresh copy: arcs, diameter, mean_hops, "
            "route_lengths (index = hops), relays (per rank), out_degree_counts (index = out-degree). "
-           "shared_counters: one load table for all ranks, as RayPlatform's files (polytope, torus).")
+           "shared_counters: one load table for all ranks, as RayPlatform's files (polytope, torus). "
+           "progress(fraction), if given: the fraction of the pairs walked, at most every 0.2 s and 1 at the end.")
       .def("__repr__", &repr);
 
   m.def("make_overlay", &make_overlay, "family"_a, "ranks"_a, "degree"_a = 0, "seed"_a = 1,

@@ -9,6 +9,7 @@
 #include "message.hpp"
 #include "nic.hpp"
 #include "overlay.hpp"
+#include "progress.hpp"
 #include "spec.hpp"
 
 #include <coroutine>
@@ -51,6 +52,9 @@ public:
   virtual void write_results(JsonWriter& json, const Sim& sim) const = 0;
   virtual bool has_per_rank() const { return false; }
   virtual void write_per_rank(JsonWriter&) const {}
+  // The fraction of the run done, 0 to 1, in the pattern's own unit of work (exchanges,
+  // iterations, repetitions; the sizes weigh the same): for a progress bar only.
+  virtual double progress() const = 0;
 };
 
 // A rank's loop as a coroutine: created suspended, resumed by the event loop.
@@ -106,6 +110,9 @@ public:
   Sim& operator=(const Sim&) = delete;
   // Runs the workload to completion on the transport.
   void run(Workload& workload, Transport& transport);
+  // Where run() publishes the workload's progress (every 256 events, and 1 at
+  // the end); none by default.
+  void publish_progress_to(ProgressCounter* counter) { progress_ = counter; }
 
   // A new message from `origin` to `final_dst`, routed on the overlay if there is one.
   uint32_t create(int origin, int final_dst, int64_t bytes, int kind, int64_t seq);
@@ -176,6 +183,8 @@ private:
   int64_t transfers_ = 0;
   int64_t delivered_hops_ = 0;
   int64_t delivered_messages_ = 0;
+  ProgressCounter* progress_ = nullptr;
+  uint64_t dispatched_ = 0;
 };
 
 }  // namespace hopsim

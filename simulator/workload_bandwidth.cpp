@@ -19,6 +19,16 @@ Bandwidth::Bandwidth(const WorkloadSpec& spec) : spec_(spec) {}
 int64_t Bandwidth::timed(int64_t bytes) const { return spec_.iterations > 0 ? spec_.iterations : osu_iterations(bytes); }
 int64_t Bandwidth::skip(int64_t bytes) const { return spec_.iterations > 0 ? 0 : osu_skip(bytes); }
 
+double Bandwidth::progress() const
+{
+  if (size_index_ >= spec_.sizes.size())
+    return 1;
+  int64_t bytes = spec_.sizes[size_index_];
+  return (static_cast<double>(size_index_) +
+          static_cast<double>(iteration_) / static_cast<double>(skip(bytes) + timed(bytes))) /
+         static_cast<double>(spec_.sizes.size());
+}
+
 bool Bandwidth::wants_pass(int rank) { return rank == 0 && not waiting_ && size_index_ < spec_.sizes.size(); }
 
 // Rank 0's window goes out in one pass (MPI_Isend x window: each send pays its host

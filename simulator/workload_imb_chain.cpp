@@ -28,6 +28,16 @@ int64_t ImbChain::repetitions() const
   return spec_.repetitions > 0 ? spec_.repetitions : imb_repetitions(spec_.sizes[size_index_]);
 }
 
+// Rank 0's repetitions stand for all: the chain keeps the ranks within one of each other.
+double ImbChain::progress() const
+{
+  if (size_index_ >= spec_.sizes.size())
+    return 1;
+  return (static_cast<double>(size_index_) +
+          static_cast<double>(work_[0].repetition) / static_cast<double>(repetitions())) /
+         static_cast<double>(spec_.sizes.size());
+}
+
 bool ImbChain::repetition_complete(const RankWork& w) const
 {
   return w.phase == Phase::Wait && w.received >= sends_ * (w.repetition + 1) && w.sends_pending == 0;

@@ -14,6 +14,16 @@ PingPong::PingPong(const WorkloadSpec& spec) : spec_(spec) {}
 
 bool PingPong::wants_pass(int rank) { return rank == 0 && not waiting_ && size_index_ < spec_.sizes.size(); }
 
+double PingPong::progress() const
+{
+  if (size_index_ >= spec_.sizes.size())
+    return 1;
+  int64_t bytes = spec_.sizes[size_index_];
+  int64_t all = spec_.iterations > 0 ? spec_.iterations : osu_warmup(bytes) + osu_iterations(bytes);
+  return (static_cast<double>(size_index_) + static_cast<double>(iteration_) / static_cast<double>(all)) /
+         static_cast<double>(spec_.sizes.size());
+}
+
 // osu_latency is a blocking loop: each side answers in the pass that receives.
 void PingPong::pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out)
 {

@@ -32,6 +32,11 @@ bool RoundTrip::wants_pass(int rank)
   return not w.waiting && w.done < spec_.exchanges;
 }
 
+double RoundTrip::progress() const
+{
+  return static_cast<double>(exchanges_done_) / (static_cast<double>(spec_.ranks) * static_cast<double>(spec_.exchanges));
+}
+
 void RoundTrip::pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out)
 {
   RankWork& w = work_[rank];
@@ -44,6 +49,7 @@ void RoundTrip::pass(Sim& sim, int rank, const Message* received, double t, std:
       rtt_us_[at] = (t - w.sent_at) * 1e6;
       whole_us_[at] = static_cast<int32_t>(whole_us_between(w.sent_at, t));
       w.done++;
+      exchanges_done_++;
       w.waiting = false;
       reply_now = true;
       if (w.done == spec_.exchanges && ++finished_ranks_ == spec_.ranks)

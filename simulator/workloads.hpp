@@ -20,6 +20,7 @@ public:
   void write_results(JsonWriter& json, const Sim& sim) const override;
   bool has_per_rank() const override { return true; }
   void write_per_rank(JsonWriter& json) const override;
+  double progress() const override;
 
 private:
   struct RankWork {
@@ -36,6 +37,7 @@ private:
   std::vector<double> rtt_us_;  // rank-major: rank r's round trips at r * exchanges
   std::vector<int32_t> whole_us_;  // the same, as the tools' clocks read them
   int finished_ranks_ = 0;
+  int64_t exchanges_done_ = 0;  // over all ranks
 };
 
 // osu_latency: two ranks, ping-pong of each size, half the round trip.
@@ -45,6 +47,7 @@ public:
   bool wants_pass(int rank) override;
   void pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out) override;
   void write_results(JsonWriter& json, const Sim& sim) const override;
+  double progress() const override;
   // osu_latency's iteration counts: 10000 up to 8192 bytes, 1000 above, after warm-up.
   static int64_t osu_iterations(int64_t bytes);
   static int64_t osu_warmup(int64_t bytes);
@@ -67,6 +70,7 @@ public:
   void pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out) override;
   bool posts_receives_early(int rank) const override { return rank == 1; }
   void write_results(JsonWriter& json, const Sim& sim) const override;
+  double progress() const override;
   // osu_bw's counts: 100 windows after 10 skipped up to 8192 bytes, 20 after 2 above.
   static int64_t osu_iterations(int64_t bytes);
   static int64_t osu_skip(int64_t bytes);
@@ -96,6 +100,7 @@ public:
   bool posts_before_receiving() const override { return true; }
   void on_send_complete(Sim& sim, const Message& m) override;
   void write_results(JsonWriter& json, const Sim& sim) const override;
+  double progress() const override;
   // IMB's repetitions: 1000, fewer for large messages (40 MiB of volume per sample).
   static int64_t imb_repetitions(int64_t bytes);
 

@@ -7,7 +7,8 @@ replaced by hostile ones (negative, zero, NaN, inf, 1e999, 2^70, words), lines d
 duplicated or cut; platform and scenario TOML with hostile values and deep nesting; and
 command lines built from every command's flags with hostile values. Examples are bounded
 (derandomized, a few dozen per test) so CI stays fast; bench/fuzz_campaign.py runs the
-same strategies for as long as one wants. tests/data/fuzz/bad-* are the regressions
+same strategies for as long as one wants (HOPSIM_FUZZ_CAMPAIGN=1: random, seeded by
+pytest's --hypothesis-seed, so each round draws new examples). tests/data/fuzz/bad-* are the regressions
 (each must be refused).
 """
 from __future__ import annotations
@@ -30,8 +31,8 @@ from hopsim import cli
 DATA = Path(__file__).parent / "data" / "fuzz"
 SEEDS = sorted(DATA.glob("seed-*"))
 EXAMPLES = int(os.environ.get("HOPSIM_FUZZ_EXAMPLES", "25"))
-SETTINGS = dict(deadline=None, derandomize=True, max_examples=EXAMPLES,
-                suppress_health_check=list(HealthCheck))
+SETTINGS = dict(deadline=None, derandomize="HOPSIM_FUZZ_CAMPAIGN" not in os.environ,
+                max_examples=EXAMPLES, database=None, suppress_health_check=list(HealthCheck))
 
 HOSTILE_NUMBERS = ["-1", "-4.5", "0", "0.0", "-0", "nan", "NaN", "inf", "-inf", "Infinity",
                    "1e999", "1e-320", "1180591620717411303424", "2147483648", "", "x", "1..2",

@@ -193,3 +193,34 @@ def test_smpi_killed_by_sigkill_leaves_no_process_and_no_folder(tmp_path):
     while time.monotonic() < deadline and (_group(smpirun) or folder.exists()):
         time.sleep(0.1)
     assert _group(smpirun) == [] and not folder.exists()
+
+
+# -- found by bench/mutation.py (docs/hardening.md, "Mutation testing") -----------------
+
+def test_a_declared_folder_is_created_at_commit_with_its_parents(tmp_path):
+    # `path is not None` for `path is None` refused every folder: nothing else declares
+    # one in-process.
+    target = tmp_path / "new" / "deeper"
+    with outputs.Outputs() as out:
+        assert out.folder(target, "--out") == target
+        assert not (tmp_path / "new").exists()  # nothing made before the commit
+    assert target.is_dir()
+    with pytest.raises(InputError, match="--out: expected a folder name"):
+        outputs.Outputs().folder("", "--out")
+
+
+def test_write_all_writes_text_and_writers_together(tmp_path):
+    # A loop over no files (`for ... in []`) wrote nothing and still said it had.
+    a, b = tmp_path / "a.txt", tmp_path / "b.bin"
+    written = outputs.write_all({a: "text\n", b: lambda tmp: Path(tmp).write_bytes(b"\x00\x01")})
+    assert written == [a, b]
+    assert a.read_text() == "text\n" and b.read_bytes() == b"\x00\x01"
+
+
+def test_a_figure_must_end_in_png_whatever_sorts_before_or_after_it(tmp_path):
+    # `!=` turned into `<` or `>` let through the suffixes on one side of ".png".
+    out = outputs.Outputs()
+    assert out.file(tmp_path / "fig.PNG", "--plot", ".png") == tmp_path / "fig.PNG"
+    for wrong in ("fig.svg", "fig.jpg", "fig.aaa", "fig.zzz", "fig"):
+        with pytest.raises(InputError, match=r"--plot .*: give a file name ending in \.png"):
+            out.file(tmp_path / wrong, "--plot", ".png")

@@ -257,3 +257,14 @@ def test_platform_values_are_validated_from_python_too():
         Platform(name="x", nodes=1, cores=1, latency_us=1, bandwidth_gbps=-1)
     with pytest.raises(InputError, match="host.pass_us"):
         platforms.load("two-nodes").replace(pass_us=-1)
+
+
+def test_an_eager_threshold_of_zero_or_more_is_kept_and_a_negative_one_refused():
+    # found by bench/mutation.py: `< 0` turned into `> 0` refused every real threshold
+    from hopsim.platforms import Platform
+
+    base = dict(name="p", nodes=2, cores=1, latency_us=1.0, bandwidth_gbps=1.0)
+    assert Platform(**base, eager_threshold_bytes=65536).eager_threshold_bytes == 65536
+    assert Platform(**base, eager_threshold_bytes=0).eager_threshold_bytes == 0
+    with pytest.raises(ValueError, match="eager_threshold_bytes"):
+        Platform(**base, eager_threshold_bytes=-1)

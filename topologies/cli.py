@@ -72,7 +72,10 @@ def run(args: argparse.Namespace) -> int:
         overlay = _interruptible(build_overlay, family, ranks, degree, args.seed)
     except OverlayError as e:
         raise InputError(str(e)) from None
-    stats = _interruptible(route_statistics, overlay)
+    from ..progress import bar
+
+    with bar("routes") as tick:
+        stats = _interruptible(route_statistics, overlay, tick)
 
     notes = _write_outputs(outputs, overlay, stats, out, ray, plot)
     if args.json:

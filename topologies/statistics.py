@@ -108,7 +108,7 @@ def ray_standard_deviation(values: list[int]) -> float:
     return math.sqrt(total / len(values)) if values else math.sqrt(total)
 
 
-def route_statistics(overlay: Overlay) -> RouteStatistics:
+def route_statistics(overlay: Overlay, progress=None) -> RouteStatistics:
     r"""Diameter, mean hops, hop histogram, relay events and degrees of an overlay.
 
     With :math:`h(s, d)` the hops from s to d and :math:`R_v` the relay events of rank v,
@@ -118,15 +118,19 @@ def route_statistics(overlay: Overlay) -> RouteStatistics:
 
     so the mean relay load is :math:`(n - 1)(\bar h - 1)`. Takes the engine's overlay
     (:func:`build_overlay` for a family, :func:`from_networkx` for a graph of your own).
-    Seconds at 4096 ranks.
+    Seconds at 4096 ranks. progress, if given, is called with the fraction of the
+    routes walked (0 to 1; at most every 0.2 s, and 1 at the end).
     """
     if not isinstance(overlay, Overlay):
         raise TypeError("route_statistics takes an overlay: build_overlay(family, ranks) for a "
                         "family, from_networkx(G) for a graph of your own")
-    st = overlay.statistics()
+    shared = overlay.has_load_counters  # a second walk, with RayPlatform's one table
+    half = (lambda f: progress(f / 2)) if progress and shared else progress
+    st = overlay.statistics(progress=half)
     n = overlay.size
-    file_relays = (overlay.statistics(shared_counters=True)["relays"]
-                   if overlay.has_load_counters else st["relays"])
+    file_relays = (overlay.statistics(shared_counters=True,
+                                      progress=progress and (lambda f: progress(0.5 + f / 2)))["relays"]
+                   if shared else st["relays"])
     return RouteStatistics(
         family=overlay.family, ranks=n, degree=overlay.degree, digits=overlay.digits,
         arcs=st["arcs"], diameter=st["diameter"], mean_hops=st["mean_hops"],

@@ -78,6 +78,18 @@ void CollectiveWorkload::start_size(Sim&)
   }
 }
 
+// Rank 0's repetitions stand for all (IMB's barrier keeps them together); IMB's time
+// rule may change a size's repetitions after its first, so this can step back once.
+double CollectiveWorkload::progress() const
+{
+  if (size_index_ >= spec_.sizes.size())
+    return 1;
+  double within = reps_[size_index_] > 0
+                      ? std::min(1.0, static_cast<double>(work_[0].rep) / static_cast<double>(reps_[size_index_]))
+                      : 0.0;
+  return (static_cast<double>(size_index_) + within) / static_cast<double>(spec_.sizes.size());
+}
+
 bool CollectiveWorkload::wants_pass(int rank)
 {
   if (size_index_ >= spec_.sizes.size())

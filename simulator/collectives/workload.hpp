@@ -24,6 +24,7 @@ public:
   bool tracks_send_completion() const override { return true; }
   void on_send_complete(Sim& sim, const Message& m) override;
   void write_results(JsonWriter& json, const Sim& sim) const override;
+  double progress() const override;
 
   // IMB's default repetitions before its time rule: MSGSPERSAMPLE (1000), fewer above
   // OVERALL_VOL / size (40 MiB).

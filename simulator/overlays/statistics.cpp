@@ -14,9 +14,9 @@ void add_count(std::vector<int64_t>& counts, size_t index, int64_t amount = 1) {
 
 // Every pair walked hop by hop, s ascending then d ascending: needed when next hops move
 // load counters (their order matters) or depend on the origin.
-void walk_all_pairs(Overlay& walker, RouteStats& st) {
+void walk_all_pairs(Overlay& walker, RouteStats& st, const std::function<void(double)>& tick) {
   const int n = walker.size();
-  for (int s = 0; s < n; ++s)
+  for (int s = 0; s < n; ++s) {
     for (int d = 0; d < n; ++d) {
       if (s == d) continue;
       size_t hops = 0;
@@ -26,12 +26,14 @@ void walk_all_pairs(Overlay& walker, RouteStats& st) {
       }
       add_count(st.route_lengths, hops);
     }
+    if (tick) tick(static_cast<double>(s + 1) / n);
+  }
 }
 
 // The routes towards d form a tree whose parent links are the next hops: the size of the
 // subtree under a rank counts the routes through it, so each destination costs n next
 // hops instead of n routes.
-void count_destination_trees(Overlay& walker, RouteStats& st) {
+void count_destination_trees(Overlay& walker, RouteStats& st, const std::function<void(double)>& tick) {
   const int n = walker.size();
   std::vector<int> parent(n), child_start(n + 1), children(n), order(n), hops(n);
   std::vector<int64_t> through(n);
@@ -62,6 +64,7 @@ void count_destination_trees(Overlay& walker, RouteStats& st) {
       through[parent[v]] += through[v];
       add_count(st.route_lengths, hops[v]);
     }
+    if (tick) tick(static_cast<double>(d + 1) / n);
   }
 }
 
@@ -88,7 +91,7 @@ std::vector<int> route(Overlay& overlay, int s, int d) {
   return path;
 }
 
-RouteStats route_statistics(const Overlay& overlay, bool shared_counters) {
+RouteStats route_statistics(const Overlay& overlay, bool shared_counters, const std::function<void(double)>& tick) {
   const int n = overlay.size();
   RouteStats st;
   st.relays.assign(n, 0);
@@ -100,9 +103,9 @@ RouteStats route_statistics(const Overlay& overlay, bool shared_counters) {
   add_count(st.route_lengths, 0, n);
   std::unique_ptr<Overlay> walker = shared_counters ? overlay.fresh_with_shared_counters() : overlay.fresh();
   if (walker->has_load_counters() || walker->routes_depend_on_origin())
-    walk_all_pairs(*walker, st);
+    walk_all_pairs(*walker, st, tick);
   else
-    count_destination_trees(*walker, st);
+    count_destination_trees(*walker, st, tick);
   const std::vector<int64_t>& lengths = st.route_lengths;
   st.diameter = static_cast<int>(lengths.size()) - 1;
   int64_t total = 0;

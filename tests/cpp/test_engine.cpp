@@ -5,6 +5,7 @@
 
 #include <regex>
 #include <string>
+#include <vector>
 
 using namespace hopsim;
 
@@ -119,4 +120,40 @@ TEST(Engine, RejectsMoreRanksThanCores)
   w.ranks = 6;
   w.ranks_per_node = 3;
   EXPECT_THROW(simulate(two_nodes(), w), std::invalid_argument);
+}
+
+// The child's progress reaches the parent through the shared page: every tick is a
+// fraction in [0, 1], they never go back for a round-trip run, and the last is exactly 1
+// (the child's final store). A page that were not shared would leave every tick at 0.
+TEST(Engine, ProgressTicksRiseToOneThroughTheSharedPage)
+{
+  WorkloadSpec w;
+  w.kind = WorkloadKind::RoundTrip;
+  w.ranks = 64;
+  w.exchanges = 300;
+  PlatformSpec p = two_nodes();
+  p.nodes = 64;
+  std::vector<double> ticks;
+  std::string r = simulate(p, w, [&](double f) { ticks.push_back(f); });
+  ASSERT_FALSE(ticks.empty());
+  EXPECT_EQ(ticks.back(), 1.0);
+  for (size_t i = 0; i < ticks.size(); i++) {
+    EXPECT_GE(ticks[i], 0.0);
+    EXPECT_LE(ticks[i], 1.0);
+    if (i > 0)
+      EXPECT_GE(ticks[i], ticks[i - 1]);
+  }
+}
+
+// A tick that throws abandons the run: the exception leaves simulate() as it was thrown.
+TEST(Engine, AThrowingTickAbandonsTheRun)
+{
+  WorkloadSpec w;
+  w.kind = WorkloadKind::RoundTrip;
+  w.ranks = 64;
+  w.exchanges = 2000;
+  PlatformSpec p = two_nodes();
+  p.nodes = 64;
+  struct Stop {};
+  EXPECT_THROW(simulate(p, w, [](double) { throw Stop{}; }), Stop);
 }
