@@ -27,7 +27,8 @@ class Determined:
 
 
 def _se_text(se: float) -> str:
-    return "a flat Jacobian column (no case moves with it)" if math.isinf(se) else \
+    return ("a flat Jacobian column (no case moves with it) or one tied to another "
+            "parameter's (cases see only their combination)") if math.isinf(se) else \
         f"relative SE {100 * se:.0f}% > {100 * SE_LIMIT:.0f}%"
 
 
