@@ -1,10 +1,10 @@
 """After the structure is chosen: what the files determine, what they leave to --base, and
 the provenance of every number the joint fit touched.
 
-A parameter the files do not determine (calibration/joint.py: a flat Jacobian column, a
-tie with another parameter, or a relative standard error above SE_LIMIT) goes back to
---base's value (without one: it stays where the chosen structure's fit put it), and the
-determined ones are fitted once more with it held.
+A parameter the files do not determine (calibration/joint.py: a flat Jacobian column or
+a relative standard error above SE_LIMIT) goes back to --base's value (without --base:
+to the closed-form value the joint fit started from), and the determined ones are fitted
+once more with it held.
 """
 from __future__ import annotations
 
@@ -27,8 +27,7 @@ class Determined:
 
 
 def _se_text(se: float) -> str:
-    return ("a flat Jacobian column (no case moves with it) or one tied to another "
-            "parameter's (cases see only their combination)") if math.isinf(se) else \
+    return "a flat Jacobian column (no case moves with it)" if math.isinf(se) else \
         f"relative SE {100 * se:.0f}% > {100 * SE_LIMIT:.0f}%"
 
 
@@ -46,14 +45,10 @@ def determine(sf: StructureFit, start: Platform, base: Platform | None, base_lab
                 fixed[f] = (f"not determined by these files ({_se_text(j.se_rel[f])}): left at "
                             f"--base {base_label}: {getattr(base, f)}")
             else:
-                # Where the chosen structure's fit put it: the closed form may belong to
-                # another structure (its bandwidth is the paced line's when the structure
-                # made it the link's rate; it has no value for a mechanism it did not see).
-                changes[f] = getattr(j.platform, f)
-                fixed[f] = (f"not determined by these files ({_se_text(j.se_rel[f])}): kept at "
-                            f"the structure fit's value {getattr(j.platform, f)} (closed form: "
-                            f"{getattr(start, f)}"
-                            + ("" if base is None else f"; --base {base_label} has none") + ")")
+                changes[f] = getattr(start, f)
+                fixed[f] = (f"not determined by these files ({_se_text(j.se_rel[f])}): left at "
+                            f"the closed-form value {getattr(start, f)}"
+                            + ("" if base is None else f" (--base {base_label} has none)"))
         held = j.platform.replace(**changes)
         rest = [f for f in j.free if f not in fixed]
         before = j

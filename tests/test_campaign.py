@@ -116,26 +116,6 @@ def test_the_fan_out_probe_tells_pacing_per_connection_from_the_link(tmp_path):
     assert conn.median_abs_error_pct() < 1.0 < link.median_abs_error_pct()
 
 
-def test_calibrate_on_two_probes_decides_pacing_and_says_what_it_cannot_see(tmp_path):
-    # The whole calibrate (closed form, structure by BIC, joint fit, what is determined)
-    # on the ping-pong and the fan-out of a platform that paces every connection: it
-    # decides per connection, returns L and p, and reports the line rate R as not
-    # determined (no probe puts more than 3p = 1.2 Gbit/s on a 9 Gbit/s link).
-    truth = Platform(name="fan", nodes=4, cores=1, latency_us=20.0, bandwidth_gbps=9.0,
-                     pacing_gbps=0.4)
-    plan = [p for p in campaign.probes(4) if p.name in ("pingpong-2x1-t1", "bcast-linear-4x1")]
-    r = calibrate_files(campaign.simulate(plan, truth, tmp_path), nodes=4, joint=True, cap=None)
-    lines = r.text.splitlines()
-    pacing = next(l for l in lines if l.strip().startswith("pacing:"))
-    assert pacing.rstrip().endswith(": per-connection") and "undecided" not in pacing
-    p = r.fit.platform
-    assert p.latency_us == pytest.approx(20.0, rel=0.01)
-    assert p.pacing_gbps == pytest.approx(0.4, rel=0.01)
-    line_rate = next(l for l in lines if l.strip().startswith("network.bandwidth_gbps ="))
-    assert "not determined by these files" in line_rate
-    assert "not determined" in p.provenance["network.bandwidth_gbps"]
-
-
 def test_messages_converging_on_one_host_separate_the_nic_cost_from_the_latency(paced_files):
     # An isolated message pays L + 2c: the ping-pong alone sees only that sum (both
     # reported undetermined). Three leaves sending to the root at once queue at its NIC
