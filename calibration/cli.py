@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -98,6 +99,14 @@ def add_calibrate(sub):
                        "to 1 MiB)")
     live.add_argument("--iterations", type=bounds.flag("live_iterations"), metavar="N",
                       help=f"with --live: timed round trips per size (default {LIVE_ITERATIONS})")
+    live.add_argument("--campaign", action="store_true",
+                      help="with --live: measure the campaign instead of one ping-pong: ping-pong "
+                           "trials, a one-node ping-pong, osu_bw, 2-host exchanges at 1 and 2 "
+                           "ranks per host, a linear bcast and reduce over the hosts "
+                           "(--emulate-cluster 2..4 or --hostfile; docs/calibration.md)")
+    live.add_argument("--tools", metavar="DIR",
+                      help="with --campaign: the folder holding osu_bw and IMB-MPI1 "
+                           "(default: found on PATH)")
     p.add_argument("--base", metavar="PLATFORM",
                    help="preset or platform TOML file giving every value the data cannot "
                         "determine (default: none; then the files must determine the "
@@ -129,8 +138,7 @@ def add_calibrate(sub):
 
 
 def run_calibrate(args) -> int:
-    from . import plots
-    from ..outputs import Outputs, safe_name
+    from ..outputs import safe_name
 
     if args.out == "":
         raise InputError("--out: expected a .toml file name, got an empty string")
@@ -144,15 +152,20 @@ def run_calibrate(args) -> int:
     live_opts = [f"--{k.replace('_', '-')}" for k in ("emulate_cluster", "link_rate", "burst",
                                                        "hostfile", "tool", "iterations")
                  if getattr(args, k) is not None] + (["--sizes"] if args.sizes else [])
-    if not args.live and live_opts:
-        raise InputError(f"{live_opts[0]} applies to --live only")
+    if not args.live and (live_opts or args.campaign):
+        raise InputError(f"{(live_opts or ['--campaign'])[0]} applies to --live only")
+    if args.tools is not None and not args.campaign:
+        raise InputError("--tools applies to --live --campaign only")
+    if args.campaign:
+        own = [o for o in live_opts if o in ("--tool", "--iterations", "--sizes")]
+        if own:
+            raise InputError(f"{own[0]}: the campaign chooses its own tools, sizes and counts")
+        if args.emulate_cluster is None and args.hostfile is None:
+            raise InputError("--campaign needs 2 to 4 hosts: --emulate-cluster H or --hostfile FILE")
     if args.live and files:
         raise InputError("--live measures its own ping-pong; give FILES or --live, not both")
     if not args.live and not files:
         raise InputError("give measurement FILES, or --live to measure a ping-pong first")
-    from .holdout import split
-    from .joint import FIT_CAP
-
     if args.closed_form and (args.holdout or args.leave_one_out or args.fit_iterations):
         raise InputError("--closed-form: --holdout, --leave-one-out and --fit-iterations "
                          "need the joint fit")
@@ -160,13 +173,33 @@ def run_calibrate(args) -> int:
         raise InputError("--holdout or --leave-one-out, not both")
     if args.leave_one_out and len(files) < 2:
         raise InputError("--leave-one-out needs two FILES at least")
+    made: list[Path] = []   # the campaign's measurements, removed if the command fails
+    try:
+        _calibrate(args, out, name, files, made)
+    except BaseException:
+        for folder in made:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return 0
+
+
+def _calibrate(args, out, name, files, made) -> None:
+    from . import plots
+    from ..outputs import Outputs
+    from .holdout import split
+    from .joint import FIT_CAP
+
     with Outputs() as outputs:
         # Every target is checked before the (possibly long) live run and the fit.
         toml = outputs.file(out, "--out")
         xml = outputs.file(out.with_suffix(".xml"), "--out (its .xml)")
         cfg = outputs.file(out.with_suffix(SMPI_SUFFIX), f"--out (its {SMPI_SUFFIX})")
         plot = outputs.file(args.plot, "--plot", ".png") if args.plot is not None else None
-        if args.live:
+        if args.live and args.campaign:
+            files, hosts = measure_campaign(args, out, made)
+            if args.nodes is None:
+                args.nodes = hosts
+        elif args.live:
             files = [measure_live(args, out)]
         fit_files = split(files, args.holdout) if args.holdout else files
         kw = dict(base=args.base, nodes=args.nodes, ranks_per_node=args.ranks_per_node,
@@ -184,7 +217,6 @@ def run_calibrate(args) -> int:
     sys.stdout.write(f"wrote {out}, {out.with_suffix('.xml')} (SimGrid platform) and "
                      f"{out.with_suffix(SMPI_SUFFIX)} (SMPI --cfg flags)"
                      + (f", {args.plot}" if args.plot else "") + "\n")
-    return 0
 
 
 def _hold(text):
@@ -258,3 +290,43 @@ def measure_live(args, out: Path) -> str:
              emulate_cluster=args.emulate_cluster, link_rate=args.link_rate, burst=args.burst,
              out=str(raw), progress=lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n"), **params)
     return str(raw / ("np.out" if tool == "netpipe" else "result.json"))
+
+
+def measure_campaign(args, out: Path, made: list) -> tuple[list[str], int]:
+    """Run the campaign (hopsim.calibration.campaign) into <stem>-live/, one folder per
+    probe: measured into a hidden folder beside it, renamed into place when every probe
+    ran (an interrupt or a failed probe leaves nothing). Returns (files, hosts)."""
+    import os
+    import time
+
+    from . import campaign
+    from ..reaper import Reaper
+
+    raw = out.with_name(out.stem + "-live")
+    if raw.exists():
+        raise InputError(f"--live: {raw} exists; remove it or choose another --out")
+    if args.hostfile is not None:
+        from ..placement import read
+
+        hosts = min(len(read(bounds.read_text(args.hostfile, "--hostfile"), args.hostfile, 1).hosts),
+                    campaign.MAX_HOSTS)
+    else:
+        hosts = args.emulate_cluster
+    plan = campaign.probes(hosts)
+    campaign.tool_paths(args.tools, (p.tool for p in plan))   # every tool found before any run
+    partial = raw.with_name(f".{raw.name}.hopsim-{os.getpid()}")
+    progress = lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n")
+    progress(f"campaign: {len(plan)} live runs on {hosts} hosts "
+             f"({'emulated, ' + args.link_rate if args.emulate_cluster else args.hostfile})")
+    start = time.perf_counter()
+    with Reaper() as reaper:   # removes the partial folder if hopsim is killed
+        reaper.folder(partial)
+        made.append(partial)
+        partial.mkdir()
+        campaign.measure(plan, partial, emulate_cluster=args.emulate_cluster,
+                         link_rate=args.link_rate, burst=args.burst, hostfile=args.hostfile,
+                         tools_dir=args.tools, prefix=campaign.PREFIX, progress=progress)
+        partial.rename(raw)
+        made[made.index(partial)] = raw
+    progress(f"campaign: measured in {time.perf_counter() - start:.0f} s, kept in {raw}/")
+    return [str(raw / p.name / "result.json") for p in plan], hosts

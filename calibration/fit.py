@@ -56,6 +56,9 @@ class Data:
     ranks_per_node: int = 1
     placed: list[Measurement] = field(default_factory=list)  # 2+ ranks/node on 2+ nodes
     unused: list[Measurement] = field(default_factory=list)
+    # A ping-pong of two ranks on one node beside the network's (calibrate --live
+    # --campaign measures both): the intra-node path's own line.
+    intra_pingpong: list[Point] = field(default_factory=list)
 
     @classmethod
     def of(cls, measurements: list[Measurement], ranks_per_node: int | None) -> "Data":
@@ -74,6 +77,10 @@ class Data:
         # Where the ping-pong ranks sat: the flag, else what the files say, else apart.
         rpns = {p.m.ranks_per_node for p in d.pingpong if p.m.ranks_per_node}
         d.ranks_per_node = ranks_per_node or (min(rpns) if rpns else 1)
+        if ranks_per_node is None and d.ranks_per_node == 1 and len(rpns) > 1:
+            # Files that record both placements: the one-node ping-pong is the intra path.
+            d.intra_pingpong = [p for p in d.pingpong if (p.m.ranks_per_node or 1) >= 2]
+            d.pingpong = [p for p in d.pingpong if (p.m.ranks_per_node or 1) < 2]
         return d
 
     @property
@@ -429,10 +436,26 @@ class Noise(Fitter):
         return out, None
 
 
+class IntraNodeLine(Fitter):
+    """The intra-node path's latency and bandwidth from a one-node ping-pong given beside
+    the network's (the same line fit as PingPongLine, on those rows only)."""
+
+    name = "intra-node latency and bandwidth"
+    keys = ("intranode.latency_us", "intranode.bandwidth_gbps")
+
+    def fit(self, data, platform, state):
+        if not data.intra_pingpong:
+            # Nothing to say: without such a ping-pong the line fitter above took the path
+            # the files measured (the report of every other calibration stays as it was).
+            return [], None
+        own = Data(pingpong=data.intra_pingpong, ranks_per_node=2)
+        return PingPongLine(True).fit(own, platform, {"segments": [], "breaks": []})
+
+
 def fitters(intranode: bool) -> list[Fitter]:
     # Breakpoint fitters first: they decide whether the line fit may use segments.
-    return [Pacing(), ProtocolThreshold(), TokenBucket(), PingPongLine(intranode), RoundTripSolve(),
-            NicMessage(), Noise()]
+    return [Pacing(), ProtocolThreshold(), TokenBucket(), PingPongLine(intranode), IntraNodeLine(),
+            RoundTripSolve(), NicMessage(), Noise()]
 
 
 @dataclass

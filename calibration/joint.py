@@ -18,7 +18,9 @@ What the data determine: the Jacobian J of the weighted log residuals at the opt
 (forward differences of 2% in each parameter), s^2 = RSS / (n - k), cov = s^2 (J^T J)^+;
 sqrt(cov_jj) is the relative standard error of parameter j (x is a logarithm). A
 parameter whose column of J is below 1e-3 of the largest, or whose relative SE is above
-SE_LIMIT, is not determined by these files.
+SE_LIMIT, is not determined by these files; so is every parameter of a combination no
+case moves apart (a singular value of J, columns scaled to unit norm, below 1e-3 of the
+largest: only their combination is seen, whatever the residuals).
 """
 from __future__ import annotations
 
@@ -208,11 +210,29 @@ def _standard_errors(model: Model, x: np.ndarray, res: np.ndarray):
     flat = norms < FLAT * max(float(norms.max()), 1e-300)
     s2 = float(res @ res) / max(n - k, 1)
     cov = s2 * np.linalg.pinv(jac.T @ jac)
+    tied = _tied(jac, flat)
     se = {}
     undetermined = []
     for i, f in enumerate(model.free):
         v = float(cov[i, i])
-        se[f] = math.inf if flat[i] or not v >= 0 else math.sqrt(v)
-        if flat[i] or se[f] > SE_LIMIT:
+        se[f] = math.inf if flat[i] or tied[i] or not v >= 0 else math.sqrt(v)
+        if flat[i] or tied[i] or se[f] > SE_LIMIT:
             undetermined.append(f)
     return se, undetermined
+
+
+def _tied(jac: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    """Parameters no case moves apart: a singular value of J (columns scaled to unit
+    norm) below FLAT means only a combination of them is seen (a latency and a NIC cost
+    that every case pays as L + 2c). Their standard errors scale with the residuals, so
+    data that fit exactly (the engine's own outputs) would call them determined: each
+    parameter with a loading above 0.1 on such a direction is undetermined instead."""
+    keep = ~flat
+    out = np.zeros(len(flat), bool)
+    if keep.sum() < 2:
+        return out
+    cols = jac[:, keep] / np.linalg.norm(jac[:, keep], axis=0)
+    _, sv, vt = np.linalg.svd(cols, full_matrices=False)
+    null = vt[sv < FLAT * sv.max()]
+    out[np.flatnonzero(keep)] = np.any(np.abs(null) > 0.1, axis=0) if len(null) else False
+    return out

@@ -98,9 +98,28 @@ def tool_arguments(tool: str, work, raw_dir: Path) -> list[str]:
             args += ["-W", str(work.window)] + (["-i", str(work.iterations)] if work.iterations else [])
         return args
     if tool == "imb":
+        # -iter: at most N repetitions per size (IMB still caps them at 40 MiB / size and
+        # 10 s; the block prints the count it ran, which the replay takes). -zero_size
+        # off when 0 was not asked for: a collective of 0 bytes is Open MPI's immediate
+        # return, IMB times that call overhead, and the engine has nothing to replay.
         return [_IMB_BENCHMARK[work.kind], "-npmin", str(work.ranks),
-                "-msglog", f"0:{max(_max_size(work), 1).bit_length() - 1}"]
+                "-msglog", f"0:{max(_max_size(work), 1).bit_length() - 1}"] + \
+            (["-iter", str(work.repetitions)] if work.repetitions else []) + \
+            (["-zero_size", "off"] if work.sizes and 0 not in work.sizes else [])
     return ["-message-size", str(work.request_bytes), "-exchanges", str(work.exchanges)]
+
+
+def algorithm_arguments(work) -> list[str]:
+    """mpirun's MCA flags that force a collective's algorithm in Open MPI's coll/tuned
+    (its dynamic rules, the algorithm by the number the engine's decision table gives
+    it), so that a live run and its replay with --algorithm run the same schedule."""
+    if not work.algorithm:
+        return []
+    from .. import _engine
+
+    number = _engine.collectives.openmpi_number(work.kind, work.algorithm)
+    return ["--mca", "coll_tuned_use_dynamic_rules", "1",
+            "--mca", f"coll_tuned_{work.kind}_algorithm", str(number)]
 
 
 def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = "hopbench",
@@ -108,15 +127,19 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
              emulate_cluster: int | None = None, link_rate: str | None = None,
              burst: int | None = None, out: str | None = None, timeout: float = 600,
              oversubscribe: bool = False, seed: int = 1, reception: str | None = None,
-             progress=None, **params) -> tuple[dict, str]:
+             progress=None, cluster=None, **params) -> tuple[dict, str]:
     """Run one workload live. Returns (the JSON dict, the tool's text output) and, with
     `out`, writes result.json, the raw output and the mpirun command into that folder.
 
     Parameters are those of hopsim.simulate (sizes, iterations, repetitions,
     request_bytes, reply_bytes, exchanges, destinations, overlay, degree; reception).
     Raises InputError (one line) on bad input or a failed run; KeyboardInterrupt
-    (also on SIGTERM under the CLI) after everything was torn down.
+    (also on SIGTERM under the CLI) after everything was torn down. `cluster`: an
+    EmulatedCluster already up, used instead of building one (its owner tears it down;
+    several runs then share one cluster, as calibrate --live --campaign does).
     """
+    if cluster is not None:
+        emulate_cluster, link_rate, burst = cluster.size, cluster.link_rate, cluster.burst
     if tool not in TOOLS:
         raise InputError(f"--tool: must be one of {', '.join(TOOLS)}, got {tool!r}")
     from ..placement import resolve
@@ -128,9 +151,6 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         raise InputError("--placement: placing ranks on hosts needs --hostfile or --emulate-cluster")
     if workload not in _TOOL_WORKLOADS[tool]:
         raise InputError(f"--tool {tool} measures {', '.join(_TOOL_WORKLOADS[tool])}, not {workload}")
-    if work.algorithm:
-        # A live Open MPI picks its own collective algorithms (coll/tuned's rules).
-        raise InputError("--algorithm applies to simulate: a live run uses Open MPI's own choice")
     if reception not in (None, "any-source", "round-robin"):
         raise InputError(f"reception: must be any-source or round-robin, got {reception!r}")
     if tool != "hopbench" and (work.overlay or reception == "round-robin"):
@@ -187,13 +207,16 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         cmd = [mpirun, "-np", str(ranks)]
         if crowded or oversubscribe:
             cmd += ["--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]
-        cluster = None
+        cmd += algorithm_arguments(work)
+        own_cluster = cluster is None
         if emulate_cluster is not None:
-            cluster = EmulatedCluster(emulate_cluster, link_rate, burst)
+            if own_cluster:
+                cluster = EmulatedCluster(emulate_cluster, link_rate, burst)
             reaper.command([sys.executable, "-c", "import sys; from hopsim.live.cluster "
                             "import teardown_tag; teardown_tag(sys.argv[1])", cluster.tag])
-            stack.enter_context(cluster)
-            if progress:
+            if own_cluster:
+                stack.enter_context(cluster)
+            if progress and own_cluster:
                 progress(f"emulated cluster {cluster.tag}: {emulate_cluster} hosts on "
                          f"{cluster.subnet}, " + (f"links {link_rate} (burst {cluster.burst} B)"
                                                   if cluster.burst else "links uncapped (no tbf)"))

@@ -124,7 +124,10 @@ def _bucket(p: Platform, base: Platform, cases):
     if not _inter(cases):
         return None
     if p.bucket_gbps > 0:
-        on = Alternative("token bucket", p, ["bucket_gbps", "bucket_burst_bytes"])
+        # A closed-form burst of 0 (a noisy curve) cannot start a fit on log(value).
+        on = Alternative("token bucket", p if p.bucket_burst_bytes > 0 else
+                         p.replace(bucket_burst_bytes=START_BURST_BYTES),
+                         ["bucket_gbps", "bucket_burst_bytes"])
     else:
         rate = min(r for r in (p.bandwidth_gbps, p.pacing_gbps) if r > 0) / 2
         on = Alternative("token bucket", p.replace(bucket_gbps=rate,

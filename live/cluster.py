@@ -127,7 +127,7 @@ def become_subreaper() -> None:
 def teardown_tag(tag: str) -> None:
     """Remove what an emulated cluster tagged `tag` left (hopsim.reaper runs this when
     hopsim is killed before its own teardown): its processes, namespaces, links, folder."""
-    if not tag.startswith(PREFIX):
+    if not re.fullmatch(r"[a-z]{1,5}[0-9a-f]{6}", tag):   # a tag EmulatedCluster made
         return
     c = EmulatedCluster.__new__(EmulatedCluster)
     c.tag, c.namespaces, c.links, c._up = tag, [], [], True

@@ -6,6 +6,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <stdexcept>
+
 namespace py = pybind11;
 
 void bind_collectives(py::module_& m)
@@ -38,6 +40,20 @@ void bind_collectives(py::module_& m)
     }
     return out;
   }, "per rank, per step: ([(to, bytes, tag)], receives, reduce)");
+  c.def("openmpi_number", [](const std::string& name, const std::string& algorithm) {
+    // coll_tuned_<collective>_algorithm's number for a name (a live run forces it by MCA).
+    Collective k = collective_from(name);
+    for (int i = 1;; i++) {
+      std::string n;
+      try {
+        n = openmpi_algorithm_name(k, i);
+      } catch (const std::invalid_argument&) {
+        throw std::invalid_argument(name + " has no Open MPI algorithm " + algorithm);
+      }
+      if (n == algorithm)
+        return i;
+    }
+  }, "Open MPI 4.1's coll/tuned number of a collective's algorithm (its MCA value)");
   c.def("imb_sizes", [](const std::string& name) {
     return hopsim::CollectiveWorkload::imb_sizes(collective_from(name));
   }, "the message sizes IMB-MPI1 sweeps for the collective");

@@ -1,0 +1,252 @@
+"""The measurement campaign of `hopsim calibrate --live --campaign`: a few short live runs
+on 2 to 4 hosts, each chosen because it shows a mechanism the joint fit decides
+(docs/calibration.md, "The measurement campaign", has the table of which probe
+identifies which parameter and why).
+
+    from hopsim.calibration.campaign import probes, measure, simulate
+    files = measure(probes(4), out_dir, emulate_cluster=4, link_rate="200mbit")
+    files = simulate(probes(4), platform, out_dir)      # the same probes on the engine
+
+Every probe is a workload the engine replays as it is (hopsim's own JSON, with its
+placement, sizes, counts and forced collective algorithm recorded), measured through
+hopsim.calibration.live.run_live and fitted by calibrate_files with every other file:
+one fitter, one replay.
+"""
+from __future__ import annotations
+
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InputError
+
+# The emulated cluster's names start with this (hopsim.live.cluster).
+PREFIX = "camp"
+# Campaigns run on 2 to this many hosts (more only lengthen the fan-out probes).
+MAX_HOSTS = 4
+TRIALS = 3
+# Ping-pong sweep: latency-bound sizes, then powers of two and their midpoints up to
+# 1 MiB (calibrate --live's sweep), fewer round trips than the single ping-pong's so
+# that three trials fit in the campaign's minutes.
+PINGPONG_ITERATIONS = 50
+# Exchanges and collectives: sizes from latency-bound to well past a tbf's burst.
+EXCHANGE_SIZES = (0, 1024, 4096, 16384, 65536, 262144, 1048576)
+REPETITIONS = 50
+COLLECTIVE_MAX_BYTES = 2**19
+# osu_bw: 64 messages in flight per window (its default), sizes 1 KiB to 128 KiB, so a
+# window (64 KiB to 8 MiB) runs well past any burst: the sustained rate.
+BANDWIDTH_SIZES = tuple(2**k for k in range(10, 18))
+BANDWIDTH_WINDOWS = 10
+
+
+@dataclass(frozen=True)
+class Probe:
+    name: str                 # its folder under <stem>-live/
+    workload: str
+    ranks: int
+    ranks_per_node: int
+    tool: str                 # hopbench, osu or imb
+    params: dict = field(default_factory=dict)   # hopsim.simulate's parameter names
+    seed: int = 1
+    shows: str = ""           # what it identifies (the report's and the docs' table)
+
+
+def probes(hosts: int, trials: int = TRIALS) -> list[Probe]:
+    """The campaign on `hosts` hosts (2 to MAX_HOSTS)."""
+    from ..workload import imb_sizes
+    from .cli import LIVE_SIZES
+
+    if not 2 <= hosts <= MAX_HOSTS:
+        raise InputError(f"--campaign: runs on 2 to {MAX_HOSTS} hosts, got {hosts}")
+    pp = {"sizes": list(LIVE_SIZES), "iterations": PINGPONG_ITERATIONS}
+    ex = {"sizes": list(EXCHANGE_SIZES), "repetitions": REPETITIONS}
+    # One host sending to several at once (several to one): every other host at one rank
+    # each; on 2 hosts, 2 ranks per host (the root's link then carries 2 connections).
+    fan_ranks, fan_rpn = (hosts, 1) if hosts >= 3 else (4, 2)
+    fan = f"{fan_ranks // fan_rpn}x{fan_rpn}"
+
+    def coll(kind, algorithm):
+        # No 0-byte case (Open MPI returns at once; IMB runs with -zero_size off).
+        return {"sizes": [s for s in imb_sizes(kind) if 0 < s <= COLLECTIVE_MAX_BYTES],
+                "repetitions": REPETITIONS, "algorithm": algorithm}
+
+    out = [Probe(f"pingpong-2x1-t{t}", "pingpong", 2, 1, "hopbench", pp, seed=t,
+                 shows="latency, one-packet rate, paced rate and its step, eager threshold, "
+                       "token bucket; with the other trials, the noise")
+           for t in range(1, trials + 1)]
+    out += [
+        Probe("pingpong-1x2", "pingpong", 2, 2, "hopbench", pp,
+              shows="intra-node latency and bandwidth"),
+        Probe("bandwidth-2x1", "bandwidth", 2, 1, "osu",
+              {"sizes": list(BANDWIDTH_SIZES), "iterations": BANDWIDTH_WINDOWS},
+              shows="sustained rate behind a token bucket (a window drains it)"),
+        Probe("exchange-2x1", "exchange", 2, 1, "hopbench", ex,
+              shows="both directions of a link loaded at once (full duplex)"),
+        Probe("exchange-2x2", "exchange", 4, 2, "hopbench", ex,
+              shows="per-node NIC message cost, intra- and inter-node paths together"),
+        Probe(f"bcast-linear-{fan}", "bcast", fan_ranks, fan_rpn, "imb",
+              coll("bcast", "basic_linear"),
+              shows="one host sending to several at once: pacing per connection or the "
+                    "paced rate on the link"),
+        Probe(f"reduce-linear-{fan}", "reduce", fan_ranks, fan_rpn, "imb", coll("reduce", "linear"),
+              shows="several hosts sending to one: the receiving link"),
+    ]
+    return out
+
+
+_BINARIES = {"osu": "osu_bw", "imb": "IMB-MPI1"}
+
+
+def tool_paths(tools_dir: str | None, needed) -> dict[str, str | None]:
+    """Each third-party tool's binary: in tools_dir, else on PATH (None: run_live finds
+    it there). One line naming the first one missing."""
+    out = {}
+    for tool in sorted(set(needed) - {"hopbench"}):
+        name = _BINARIES[tool]
+        if tools_dir is not None:
+            path = Path(tools_dir) / name
+            if not path.is_file():
+                raise InputError(f"--tools: {tools_dir} holds no {name} (the campaign runs it; "
+                                 f"docs/calibration.md says how to build it)")
+            out[tool] = str(path.resolve())
+        elif shutil.which(name) is None:
+            raise InputError(f"--campaign: {name} is not on PATH; give the folder holding it "
+                             f"with --tools")
+        else:
+            out[tool] = None
+    return out
+
+
+def measure(plan: list[Probe], out_dir: Path, *, emulate_cluster: int | None = None,
+            link_rate: str | None = None, burst: int | None = None, hostfile: str | None = None,
+            tools_dir: str | None = None, prefix: str = PREFIX, progress=None) -> list[str]:
+    """Run every probe live into out_dir/<probe>/ (run_live's files); the result.json
+    paths. An emulated cluster is built once (names from `prefix`) and torn down at the
+    end whatever happens; out_dir is the caller's to create and remove."""
+    from .live import run_live
+
+    paths = tool_paths(tools_dir, (p.tool for p in plan))
+    files = []
+    with _cluster(emulate_cluster, link_rate, burst, prefix, progress) as cluster:
+        for i, probe in enumerate(plan, 1):
+            if progress:
+                progress(f"probe {i}/{len(plan)}: {probe.name} ({probe.shows})")
+            folder = out_dir / probe.name
+            # oversubscribe: waiting ranks yield their core (mpi_yield_when_idle), as
+            # calibrate --live's ping-pong does (docs/validation.md).
+            run_live(probe.workload, probe.ranks, probe.ranks_per_node, tool=probe.tool,
+                     tool_path=paths.get(probe.tool), hostfile=hostfile, cluster=cluster,
+                     oversubscribe=True, seed=probe.seed, out=str(folder), **probe.params)
+            files.append(str(folder / "result.json"))
+    return files
+
+
+class _NoCluster:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _cluster(hosts, link_rate, burst, prefix, progress):
+    if hosts is None:
+        return _NoCluster()
+    from ..live.cluster import EmulatedCluster, check_available
+
+    check_available()
+    if link_rate is None:
+        raise InputError("--emulate-cluster needs --link-rate (e.g. 200mbit)")
+    cluster = EmulatedCluster(hosts, link_rate, burst, prefix=prefix)
+    return _Announced(cluster, progress)
+
+
+class _Announced:
+    """The cluster, up, with its teardown registered with a watcher (hopsim.reaper) in
+    case hopsim is killed between two probes."""
+
+    def __init__(self, cluster, progress):
+        self.cluster, self.progress = cluster, progress
+
+    def __enter__(self):
+        from ..reaper import Reaper
+
+        self.reaper = Reaper()
+        try:
+            self.reaper.command([sys.executable, "-c", "import sys; from hopsim.calibration."
+                                 "cluster import teardown_tag; teardown_tag(sys.argv[1])",
+                                 self.cluster.tag])
+            self.cluster.__enter__()
+        except BaseException:
+            self.reaper.close()
+            raise
+        c = self.cluster
+        if self.progress:
+            self.progress(f"emulated cluster {c.tag}: {c.size} hosts on {c.subnet}, "
+                          + (f"links {c.link_rate} (burst {c.burst} B)" if c.burst
+                             else "links uncapped (no tbf)"))
+        return c
+
+    def __exit__(self, *exc):
+        try:
+            self.cluster.__exit__(*exc)
+        finally:
+            self.reaper.close()
+        return False
+
+
+def simulate(plan: list[Probe], platform, out_dir: Path) -> list[str]:
+    """The same probes simulated on `platform` by the engine, written as hopsim JSON
+    into out_dir/<probe>/result.json (the files a live campaign would leave): what the
+    tests feed to calibrate to check that the campaign recovers a known platform."""
+    from ..api import simulate as run
+
+    files = []
+    for probe in plan:
+        r = run(platform, probe.workload, ranks=probe.ranks, ranks_per_node=probe.ranks_per_node,
+                seed=probe.seed, **probe.params)
+        folder = Path(out_dir) / probe.name
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "result.json").write_text(r.to_json() + "\n")
+        files.append(str(folder / "result.json"))
+    return files
+
+
+def main(argv=None) -> int:
+    """python -m hopsim.calibration.campaign --platform P --hosts H --out DIR: the
+    campaign's files as the engine gives them on P (to check what calibrate recovers)."""
+    import argparse
+
+    from .. import platforms
+
+    ap = argparse.ArgumentParser(prog="python -m hopsim.calibration.campaign",
+                                 description=main.__doc__)
+    ap.add_argument("--platform", required=True, help="preset or platform TOML file")
+    ap.add_argument("--hosts", type=int, default=MAX_HOSTS, help=f"2 to {MAX_HOSTS} (default {MAX_HOSTS})")
+    ap.add_argument("--out", required=True, help="a folder that does not exist yet")
+    args = ap.parse_args(argv)
+    try:
+        out = Path(args.out)
+        if out.exists():
+            raise InputError(f"--out: {out} exists")
+        plan = probes(args.hosts)
+        platform = platforms.load(args.platform)
+        # The campaign's hosts on that network: as many nodes, two cores each at least.
+        platform = platform.replace(nodes=max(platform.nodes, args.hosts),
+                                    cores=max(platform.cores, 2))
+        out.mkdir(parents=True)
+        try:
+            for f in simulate(plan, platform, out):
+                print(f)
+        except BaseException:
+            shutil.rmtree(out, ignore_errors=True)
+            raise
+    except InputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

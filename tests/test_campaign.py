@@ -1,0 +1,247 @@
+"""calibrate --live --campaign (calibration/campaign.py): the probes, the flags' refusals,
+and the campaign's identification checked on the engine's own outputs: every probe
+simulated on a platform with known parameters, fitted back by calibrate's joint fit."""
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from hopsim.calibration import campaign
+from hopsim.calibration.calibrate import calibrate_files
+from hopsim.calibration.joint import fit_joint
+from hopsim.calibration.parsers import parse_file
+from hopsim.calibration.structure import BIC_MARGIN
+from hopsim.calibration.validate import cases_of
+from hopsim.calibration.live import algorithm_arguments
+from hopsim.errors import InputError
+from hopsim.platforms.platform import Platform
+from hopsim.workload import make_workload
+
+# Like the 200 Mbit/s emulated cluster (tests/test_calibrate_pacing.py's fit of it): a
+# fast line, each connection paced above one packet, a token bucket on the link; plus a
+# per-node NIC message cost and a faster intra-node path.
+PACED = Platform(name="paced", nodes=4, cores=2, latency_us=20.0, bandwidth_gbps=9.0,
+                 pacing_gbps=0.4, pacing_above_bytes=1024, bucket_gbps=0.2,
+                 bucket_burst_bytes=240000.0, nic_message_us=2.0, intra_latency_us=1.0,
+                 intra_bandwidth_gbps=20.0)
+# The fit's budget in these tests (iterations per case); the probes' own counts are
+# already small.
+CAP = 30
+
+
+def _hopsim(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "hopsim", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_the_probes_on_four_and_two_hosts():
+    four = {p.name: p for p in campaign.probes(4)}
+    assert [n for n in four if n.startswith("pingpong-2x1")] == [
+        "pingpong-2x1-t1", "pingpong-2x1-t2", "pingpong-2x1-t3"]
+    # One host to the three others and back: one rank per host.
+    b = four["bcast-linear-4x1"]
+    assert (b.ranks, b.ranks_per_node, b.tool, b.params["algorithm"]) == (4, 1, "imb", "basic_linear")
+    assert four["reduce-linear-4x1"].params["algorithm"] == "linear"
+    assert (four["pingpong-1x2"].ranks, four["pingpong-1x2"].ranks_per_node) == (2, 2)
+    assert (four["exchange-2x2"].ranks, four["exchange-2x2"].ranks_per_node) == (4, 2)
+    # On two hosts the fan-out needs two ranks per host (two connections leave the root's host).
+    two = {p.name: p for p in campaign.probes(2)}
+    assert (two["bcast-linear-2x2"].ranks, two["bcast-linear-2x2"].ranks_per_node) == (4, 2)
+    for hosts in (1, 5):
+        with pytest.raises(InputError, match="2 to 4 hosts"):
+            campaign.probes(hosts)
+
+
+def test_a_forced_algorithm_is_open_mpis_coll_tuned_number():
+    # Open MPI 4.1's coll_tuned_bcast_algorithm: 1 basic_linear, 2 chain, 3 pipeline,
+    # 4 split_binary_tree, 5 binary_tree, 6 binomial; reduce: 1 linear ... 5 binomial;
+    # alltoall: 1 linear, 2 pairwise (ompi_info --all, coll_tuned_*_algorithm).
+    def mca(kind, algorithm, ranks=4):
+        return algorithm_arguments(make_workload(kind, ranks, sizes=[4], algorithm=algorithm))
+
+    assert mca("bcast", "basic_linear") == ["--mca", "coll_tuned_use_dynamic_rules", "1",
+                                            "--mca", "coll_tuned_bcast_algorithm", "1"]
+    assert mca("bcast", "binomial")[-1] == "6"
+    assert mca("reduce", "linear")[-1] == "1" and mca("reduce", "binomial")[-1] == "5"
+    assert mca("alltoall", "pairwise")[-2:] == ["coll_tuned_alltoall_algorithm", "2"]
+    assert algorithm_arguments(make_workload("bcast", 4, sizes=[4])) == []
+
+
+@pytest.fixture(scope="module")
+def paced_files(tmp_path_factory):
+    out = tmp_path_factory.mktemp("campaign")
+    return campaign.simulate(campaign.probes(4), PACED, out)
+
+
+def test_simulated_probes_are_files_calibrate_replays(paced_files):
+    docs = {f.split("/")[-2]: json.loads(open(f).read()) for f in paced_files}
+    assert docs["bcast-linear-4x1"]["parameters"]["algorithm"] == "basic_linear"
+    assert docs["exchange-2x2"]["parameters"]["placement"] == "block"
+    assert docs["bandwidth-2x1"]["results"]["rows"][0]["window"] == 64
+
+
+def _cases(files, *names):
+    chosen = [f for f in files if f.split("/")[-2] in names]
+    assert len(chosen) == len(names)
+    return cases_of([m for f in chosen for m in parse_file(f)])[0]
+
+
+def test_the_fan_out_probe_tells_pacing_per_connection_from_the_link(tmp_path):
+    # Every message paced (no one-packet step): a ping-pong's one connection shows the
+    # paced rate p whether it binds the connection or the link, so the ping-pong alone
+    # cannot decide. Root to three hosts at once can: per connection each gets p (the
+    # 9 Gbit/s link holds 3p), on the link they share it; one rate must explain both.
+    truth = Platform(name="fan", nodes=4, cores=1, latency_us=20.0, bandwidth_gbps=9.0,
+                     pacing_gbps=0.4)
+    plan = [p for p in campaign.probes(4) if p.name in ("pingpong-2x1-t1", "bcast-linear-4x1")]
+    files = campaign.simulate(plan, truth, tmp_path)
+    start = truth.replace(latency_us=26.0, pacing_gbps=0.3)
+    link_start = start.replace(pacing_gbps=0.0, bandwidth_gbps=0.3)
+
+    def both(cases):
+        conn = fit_joint(start, cases, ["latency_us", "pacing_gbps"], cap=None, max_nfev=8)
+        link = fit_joint(link_start, cases, ["latency_us", "bandwidth_gbps"], cap=None, max_nfev=8)
+        return conn, link
+
+    conn, link = both(_cases(files, "pingpong-2x1-t1"))
+    assert abs(link.bic - conn.bic) < BIC_MARGIN          # undecided on the ping-pong alone
+    conn, link = both(_cases(files, "pingpong-2x1-t1", "bcast-linear-4x1"))
+    assert link.bic - conn.bic > BIC_MARGIN               # decided with the fan-out
+    assert conn.platform.pacing_gbps == pytest.approx(0.4, rel=0.02)
+    assert conn.median_abs_error_pct() < 1.0 < link.median_abs_error_pct()
+
+
+def test_messages_converging_on_one_host_separate_the_nic_cost_from_the_latency(paced_files):
+    # An isolated message pays L + 2c: the ping-pong alone sees only that sum (both
+    # reported undetermined). Three leaves sending to the root at once queue at its NIC
+    # (the last one waits 2c more), so the fan-in probe separates c from L.
+    start = PACED.replace(latency_us=18.0, nic_message_us=3.5)
+    alone = fit_joint(start, _cases(paced_files, "pingpong-2x1-t1"),
+                      ["latency_us", "nic_message_us"], cap=None, max_nfev=6)
+    assert set(alone.undetermined) == {"latency_us", "nic_message_us"}
+    assert all(math.isinf(alone.se_rel[f]) for f in alone.undetermined)
+    both = fit_joint(start, _cases(paced_files, "pingpong-2x1-t1", "reduce-linear-4x1"),
+                     ["latency_us", "nic_message_us"], cap=None, max_nfev=10)
+    assert both.undetermined == []
+    assert both.platform.nic_message_us == pytest.approx(2.0, rel=0.05)
+    assert both.platform.latency_us == pytest.approx(20.0, rel=0.02)
+
+
+def test_the_campaign_recovers_a_known_platform(paced_files):
+    # The probes across hosts, the mechanisms as the truth has them, every value started
+    # 20% off: the joint fit brings back all six, each determined (the one-node path is
+    # the next test's; what a probe alone cannot tell apart is the NIC test's).
+    cases = _cases(paced_files, "pingpong-2x1-t1", "bandwidth-2x1", "exchange-2x1",
+                   "bcast-linear-4x1", "reduce-linear-4x1")
+    free = ["latency_us", "bandwidth_gbps", "pacing_gbps", "bucket_gbps", "bucket_burst_bytes",
+            "nic_message_us"]
+    start = PACED.replace(**{f: getattr(PACED, f) * (1.2 if i % 2 else 0.8)
+                             for i, f in enumerate(free)})
+    j = fit_joint(start, cases, free, cap=None, max_nfev=10)
+    p = j.platform
+    assert p.latency_us == pytest.approx(20.0, rel=0.01)
+    assert p.bandwidth_gbps == pytest.approx(9.0, rel=0.02)
+    assert p.pacing_gbps == pytest.approx(0.4, rel=0.01)
+    assert p.bucket_gbps == pytest.approx(0.2, rel=0.01)
+    assert p.bucket_burst_bytes == pytest.approx(240000.0, rel=0.02)
+    assert p.nic_message_us == pytest.approx(2.0, rel=0.02)
+    assert j.undetermined == []
+
+
+def test_the_one_node_ping_pong_gives_the_intra_node_path(paced_files):
+    # Closed form first (calibrate's IntraNodeLine on the one-node ping-pong beside the
+    # network's), then jointly with the exchange at two ranks per host.
+    files = [f for f in paced_files if f.split("/")[-2] in ("pingpong-2x1-t1", "pingpong-1x2")]
+    fitted = {f.key: f for f in calibrate_files(files, nodes=4).fit.fitted}
+    assert fitted["intranode.latency_us"].value == pytest.approx(1.0, rel=0.01)
+    assert fitted["intranode.bandwidth_gbps"].value == pytest.approx(20.0, rel=0.01)
+    assert "pingpong-1x2" in fitted["intranode.latency_us"].provenance
+    # The network's line is the two-host ping-pong's alone (the one-node rows kept apart).
+    assert fitted["network.pacing_gbps"].value == pytest.approx(0.4, rel=0.01)
+    cases = _cases(paced_files, "pingpong-1x2", "exchange-2x2")
+    start = PACED.replace(intra_latency_us=1.3, intra_bandwidth_gbps=15.0)
+    j = fit_joint(start, cases, ["intra_latency_us", "intra_bandwidth_gbps"], cap=None, max_nfev=8)
+    assert j.platform.intra_latency_us == pytest.approx(1.0, rel=0.02)
+    assert j.platform.intra_bandwidth_gbps == pytest.approx(20.0, rel=0.02)
+    assert j.undetermined == []
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--campaign"], "--campaign applies to --live only"),
+    (["--tools", "bin"], "--tools applies to --live --campaign only"),
+    (["--live", "--campaign"], "--campaign needs 2 to 4 hosts"),
+    (["--live", "--campaign", "--emulate-cluster", "2", "--link-rate", "200mbit", "--sizes", "0,1"],
+     "--sizes: the campaign chooses its own"),
+    (["--live", "--campaign", "--emulate-cluster", "5", "--link-rate", "200mbit"],
+     "runs on 2 to 4 hosts, got 5"),
+    (["--live", "--campaign", "--emulate-cluster", "2", "--link-rate", "200mbit", "--tools", "bin"],
+     "--tools: bin holds no IMB-MPI1"),
+    (["--live", "--campaign", "--hostfile", "one-host"], "runs on 2 to 4 hosts, got 1"),
+])
+def test_campaign_flags_are_refused_in_one_line_before_anything_runs(tmp_path, args, expected):
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "one-host").write_text("node1 slots=2\n")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    p = _hopsim("calibrate", *args, "--out", "p.toml", cwd=tmp_path)
+    assert p.returncode == 2 and expected in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+    assert sorted(q.name for q in tmp_path.iterdir()) == before   # nothing written
+
+
+def test_the_simulated_campaign_is_written_by_the_module(tmp_path):
+    run = lambda out: subprocess.run([sys.executable, "-m", "hopsim.calibration.campaign",
+                                      "--platform", "two-nodes", "--hosts", "2", "--out", out],
+                                     capture_output=True, text=True, timeout=120)
+    p = run(str(tmp_path / "c"))
+    assert p.returncode == 0, p.stderr
+    files = p.stdout.split()
+    assert [f.split("/")[-2] for f in files] == [q.name for q in campaign.probes(2)]
+    assert all(parse_file(f) for f in files)
+    again = run(str(tmp_path / "c"))
+    assert again.returncode == 2 and again.stderr.strip().endswith("exists")
+    assert len(again.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupting_the_live_campaign_leaves_nothing(tmp_path, sig):
+    # Stopped during its first probe (a hopbench ping-pong): the shared cluster is torn
+    # down, no rank is left, and neither the platform nor any measurement is written.
+    # The tools folder only has to hold the names: the interrupt comes before they run.
+    from test_live_cluster import REASON
+    if REASON is not None:
+        pytest.skip(REASON)
+    from hopsim.live import cluster
+
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name in ("osu_bw", "IMB-MPI1"):
+        (tools / name).write_text("")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    proc = subprocess.Popen([sys.executable, "-m", "hopsim", "calibrate", "--live", "--campaign",
+                             "--emulate-cluster", "2", "--link-rate", "200mbit", "--tools",
+                             str(tools), "--out", "p.toml"], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ours = f"{campaign.PREFIX}[0-9a-f]{{6}}"   # the campaign's cluster tag (its rsh agent's path)
+
+    def ranks_running():
+        return any(subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split()
+                   for ns in cluster.our_names(campaign.PREFIX)["namespaces"])
+
+    deadline = time.time() + 90
+    while not ranks_running():
+        assert proc.poll() is None, proc.stderr.read()
+        assert time.time() < deadline, "the campaign's first probe never started"
+        time.sleep(0.1)
+    time.sleep(0.5)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert out == ""
+    assert cluster.our_names(campaign.PREFIX) == {"namespaces": [], "links": []}
+    assert not subprocess.run(["pgrep", "-f", ours], capture_output=True).stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bin"]
