@@ -183,20 +183,24 @@ def _explain(study, groups) -> None:
                 return c, r["results"]
         return None, None
 
+    # Three examples make the mechanism visible; the table has every preset's figures.
+    examples = [(n, rec) for n, rec in (("qdr-ib", "round-robin"), ("qdr-ib", "any-source"),
+                                        ("qlogic-ib", "round-robin"),
+                                        ("ec2-10gbe", "round-robin"))
+                if (n, rec) in groups]
     mech = []
-    for (name, reception), members in groups.items():
+    for name, reception in examples:
         c, res = pick(name, reception, "complete")
         k, kres = pick(name, reception, "kautz")
         d, dres = pick(name, reception, "debruijn")
-        if c is None or k is None or d is None:
-            continue
         mech.append(
-            f"{name} ({reception}; latency {c.platform.latency_us:g} us, pass "
-            f"{c.platform.pass_us:g} us): per hop complete {per_hop_us(res):.1f} us "
-            f"({res['connections']['mean']:.0f} connections), {kres['overlay']['label']} "
-            f"{per_hop_us(kres):.1f} us x {kres['hops']['mean']:.2f} hops, "
-            f"{dres['overlay']['label']} {per_hop_us(dres):.1f} us x "
-            f"{dres['hops']['mean']:.2f} hops")
+            f"{name}, {reception} (latency {c.platform.latency_us:g} us, pass "
+            f"{c.platform.pass_us:g} us): a hop costs {per_hop_us(res):.1f} us on the "
+            f"complete graph ({res['connections']['mean']:.0f} connections, 1 hop), "
+            f"{per_hop_us(kres):.1f} us on {kres['overlay']['label']} "
+            f"({kres['connections']['mean']:.0f} connections, {kres['hops']['mean']:.2f} "
+            f"hops), {per_hop_us(dres):.1f} us on {dres['overlay']['label']} "
+            f"({dres['connections']['mean']:.0f} connections, {dres['hops']['mean']:.2f} hops)")
     lines.append(
         "**Why: connections, relay passes, per-message cost.** A round trip is two "
         "messages, each crossing the mean hops; each hop costs the wire (latency, 4000 "
@@ -206,11 +210,11 @@ def _explain(study, groups) -> None:
         "cloud presets: no published figure separates a pass from the latency, so "
         "`host.pass_us` stays 0) a hop costs about one latency whatever the list, both "
         "policies behave alike, and the fewest hops win: the complete graph. Where a pass "
-        "costs something and reception is round-robin, the complete graph's "
-        "4096-entry list makes its one hop the dearest, and the overlay that balances "
+        "costs something and reception is round-robin, the complete graph's list of "
+        "every rank makes its one hop the dearest, and the overlay that balances "
         "connections against hops wins. With any-source reception the list costs "
-        "nothing and the complete graph's single hop wins again. The measured cost per "
-        "hop, preset by preset: " + "; ".join(mech) + ".")
+        "nothing and the complete graph's single hop wins again. For example: "
+        + "; ".join(mech) + " (every preset's figures: the table's `us per hop`).")
     lines.append(
         "**Caveats.** Ray's AverageForAllRanks keeps only round trips up to 4096 us, so "
         "where they are longer (multi-hop routes on the cloud presets, the complete "
@@ -219,7 +223,10 @@ def _explain(study, groups) -> None:
         "measured (0): if their real per-pass cost were like the QDR cluster's, "
         "round-robin would penalise the complete graph there too. The random graph is "
         "hopsim's seeded one (RayPlatform's own takes minutes to route at 4096 ranks; "
-        "ray-routing uses it at 512 and 1024). None of this has a published figure: it "
-        "is a prediction from the presets.")
+        "ray-routing uses it at 512 and 1024). Other degrees are not in this comparison: "
+        "`hopsim advise` tries every family and degree that fits, and on qdr-ib with "
+        "round-robin reception finds de Bruijn B(16, 3) (17 connections, 3 hops) faster "
+        "still (docs/overlays.md, \"The advisor\"). None of this has a published figure: "
+        "it is a prediction from the presets.")
     for line in lines:
         study.text(line)
