@@ -84,6 +84,19 @@ def test_published_rows_carry_the_published_figures_and_their_error(quick):
     assert r["average error %"] == pytest.approx(
         (r["hopsim AverageForAllRanks us"] - 19.0) / 19.0 * 100)
     assert r["role"] == "prediction" and rows[(36, "any-source")]["role"].startswith("fitted")
+    # The same four runs on the presets' own flow transport, beside the queue's.
+    assert r["flow error %"] == pytest.approx(
+        (r["hopsim on flow AverageForAllRanks us"] - 19.0) / 19.0 * 100)
+
+
+def test_flow_checks_are_the_published_qlogic_runs_on_fair_sharing():
+    s = Study(rr.NAME, rr.TITLE, "unused", quick=False)
+    _, _, grid = rr.cases(s, platforms.load("qdr-ib"), platforms.load("qlogic-ib"))
+    flows = rr.flow_checks(grid)
+    assert [(c.ranks, c.reception, c.transport) for c in flows] == [
+        (36, "any-source", "flow"), (36, "round-robin", "flow"),
+        (120, "any-source", "flow"), (120, "round-robin", "flow")]
+    assert all(c.transport == "queue" for c in grid)
 
 
 def test_the_table_shows_the_engine_s_ray_statistics(quick):

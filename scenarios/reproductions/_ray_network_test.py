@@ -38,6 +38,7 @@ class Case:
     seed: int | str = 1
     degree: int = 0
     per_rank: bool = False      # keep the per-rank integer means (ray_mean_us)
+    transport: str = TRANSPORT
     tags: dict = field(default_factory=dict, compare=False)
 
     @property
@@ -56,7 +57,7 @@ class Case:
 
     def simulate_kwargs(self) -> dict:
         kw = dict(request_bytes=REQUEST_BYTES, reply_bytes=REPLY_BYTES,
-                  exchanges=self.exchanges, reception=self.reception, transport=TRANSPORT,
+                  exchanges=self.exchanges, reception=self.reception, transport=self.transport,
                   nodes=self.nodes, placement=self.placement)
         if self.overlay:
             kw["overlay"] = self.overlay
@@ -75,7 +76,7 @@ class Case:
             argv += ["--nodes", self.nodes]
         argv += ["--request-bytes", REQUEST_BYTES, "--reply-bytes", REPLY_BYTES,
                  "--exchanges", self.exchanges, "--reception", self.reception,
-                 "--transport", TRANSPORT, "--seed", self.seed]
+                 "--transport", self.transport, "--seed", self.seed]
         if self.overlay:
             argv += ["--overlay", self.overlay]
             if self.degree:
