@@ -1,8 +1,8 @@
 """Ray's network test run for the overlay reproductions (ray-routing, whatif-4096).
 
-One `Case` is one `hopsim.simulate` call: Ray's network test (docs/workloads.md, "routed
-round trips": 4000-byte request, empty reply, independent per-rank destinations) on a
-platform, an overlay and a reception policy. The engine routes, relays and computes
+One `Case` is one `hopsim.simulate` call: Ray's network test (docs/workloads.md,
+"roundtrip: any-to-any round trips": 4000-byte request, empty reply, independent per-rank
+destinations) on a platform, an overlay and a reception policy. The engine routes, relays and computes
 every statistic (Ray's AverageForAllRanks and StandardDeviation, the per-rank integer
 means, hops, relay events, connections); this module only places the ranks, runs the
 cases on the machine's cores and hands the engine's numbers back.

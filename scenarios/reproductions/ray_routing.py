@@ -30,9 +30,9 @@ QLOGIC_RANKS, QUICK_QLOGIC_RANKS = (36, 120, 1008), (36, 120, 48)
 QDR_PER_NODE, QLOGIC_PER_NODE = 16, 12
 RECEPTIONS = ("any-source", "round-robin")
 
-# The published figures (docs/platforms.md, "InfiniBand and QLogic clusters running Ray's
-# network test"): the averages are those the presets were derived from
-# (hopsim.platforms.derive); Ray's StandardDeviation of the QDR run is published only here.
+# The published figures (the presets qdr-ib and qlogic-ib in docs/platforms.md): the
+# averages are those the presets were derived from (hopsim.platforms.derive); Ray's
+# StandardDeviation of the QDR run (35.2018 us) is the one figure they do not use.
 QDR_PUBLISHED_AVERAGE = derive.QDR_1024.value_us         # 1081.61 us, complete, round-robin
 QDR_PUBLISHED_SD = 35.2018
 QLOGIC_PUBLISHED = derive.QLOGIC                         # (ranks, reception) -> mean us

@@ -176,6 +176,19 @@ def _explain(study, groups) -> None:
             f"{name} {reception}")
     lines.append("**Which wins where.** " + "; ".join(
         f"{label}: {', '.join(where)}" for label, where in by_winner.items()) + ".")
+    # Presets that order the four overlays alike, with the spread of their ratios: the
+    # seven GCE presets differ only in latency and noise, and come out as one group.
+    orders: dict[tuple, list] = {}
+    for (name, reception), members in groups.items():
+        ranked = sorted(members, key=lambda m: m[1]["results"]["rtt_us"]["mean"])
+        key = tuple(m[0].overlay for m in ranked)
+        ratio = ranked[1][1]["results"]["rtt_us"]["mean"] / ranked[0][1]["results"]["rtt_us"]["mean"]
+        orders.setdefault(key, []).append((f"{name} {reception}", ratio))
+    lines.append("**Orders.** " + "; ".join(
+        f"{' < '.join(order)} on {len(where)} preset-policy pairs "
+        f"({', '.join(w for w, _ in where)}; runner-up {min(r for _, r in where):.2f} to "
+        f"{max(r for _, r in where):.2f} times the fastest)"
+        for order, where in orders.items()) + ".")
 
     def pick(name, reception, family):
         for c, r in groups.get((name, reception), []):
