@@ -65,8 +65,26 @@ def _base(base, name: str, nodes, ranks_per_node) -> tuple[Platform, set[str]]:
     return (p.replace(**changes) if changes else p), given
 
 
+# What --hold may keep out of the joint fit: the continuous values it frees.
+HOLDABLE = ("network.latency_us", "network.bandwidth_gbps", "intranode.latency_us",
+            "intranode.bandwidth_gbps", "host.pass_us")
+
+
+def _held_fields(hold, base) -> tuple[str, ...]:
+    if not hold:
+        return ()
+    if base is None:
+        raise InputError("--hold: keeps --base values out of the fit; give --base")
+    by_key = {k: f for f, k in FILE_KEYS.items()}
+    for k in hold:
+        if k not in HOLDABLE:
+            raise InputError(f"--hold: {k!r} is not a value the joint fit moves "
+                             f"(one of {', '.join(HOLDABLE)})")
+    return tuple(by_key[k] for k in hold)
+
+
 def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node, cap, progress,
-           eager, offsets):
+           eager, offsets, hold=()):
     """The closed-form platform p refitted jointly; (platform, report lines)."""
     from .determine import determine
     from .structure import decide
@@ -88,7 +106,8 @@ def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node,
     # The joint fit simulates without noise: the noise fitter's trials are its own.
     start = p.replace(noise_scope="off", noise_median_us=0.0, noise_sigma=0.0, noise_values_us=(),
                       noise_distribution="lognormal") if p.noise_scope != "off" else p
-    sf = decide(start, reference, cases, eager, cap=cap, max_nfev=MAX_NFEV, progress=progress)
+    sf = decide(start, reference, cases, eager, cap=cap, max_nfev=MAX_NFEV, progress=progress,
+                hold=hold)
     d = determine(sf, start, base_platform, base_label, dict(p.provenance), cap, MAX_NFEV)
     if progress:
         progress(f"joint fit: {d.evaluations} simulations of every case in {d.seconds:.0f} s")
@@ -105,10 +124,14 @@ def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node,
 
 def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="calibrated",
                     argv=None, joint=False, cap=FIT_CAP, progress=None,
-                    holdout=None, leave_one_out=None, placement=None) -> CalibrationResult:
+                    holdout=None, leave_one_out=None, placement=None,
+                    hold=()) -> CalibrationResult:
     """joint=True: after the closed-form fitters, the joint fit over the engine's simulations
     (calibration/joint.py, structure.py, determine.py) over every case of every file.
-    placement: for files that record none (third-party tools), how their ranks were placed."""
+    placement: for files that record none (third-party tools), how their ranks were placed.
+    hold: file keys (HOLDABLE) kept at --base's value by the joint fit: a vendor
+    specification that the files must not move."""
+    held = _held_fields(hold, base)
     measurements = with_placement([m for f in files for m in parse_file(f)], placement)
     platform, given = _base(base, name, nodes, ranks_per_node)
     base_platform = platform if base is not None else None
@@ -149,7 +172,9 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
     if joint:
         eager = p.eager_threshold_bytes if "host.eager_threshold_bytes" in fitted_keys else None
         p, joint_lines = _joint(p, measurements, base_platform, base, ranks_per_node, cap, progress,
-                                eager, trial_offsets(fit.data.pingpong))
+                                eager, trial_offsets(fit.data.pingpong), held)
+        if held:
+            joint_lines.insert(1, "held at --base (--hold): " + ", ".join(hold))
     fit.platform = p
 
     # Residual per size and per round-trip case, from the engine on the fitted platform.

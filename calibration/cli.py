@@ -119,6 +119,10 @@ def add_calibrate(sub):
     joint.add_argument("--leave-one-out", action="store_true",
                        help="fit on all FILES but one, predict that one, for each file in turn; "
                             "print the table, then fit on all (default: off)")
+    joint.add_argument("--hold", metavar="KEY[,KEY...]",
+                       help="keep these --base values out of the joint fit (a vendor "
+                            "specification the data must not move), e.g. "
+                            "network.bandwidth_gbps (default: none held)")
     joint.add_argument("--fit-iterations", type=bounds.flag("fit_iterations"), metavar="N",
                        help="iterations (repetitions, round trips per rank) per case at most "
                             "while fitting jointly (default: the joint fit's budget, 300)")
@@ -166,7 +170,7 @@ def run_calibrate(args) -> int:
             files = [measure_live(args, out)]
         fit_files = split(files, args.holdout) if args.holdout else files
         kw = dict(base=args.base, nodes=args.nodes, ranks_per_node=args.ranks_per_node,
-                  placement=args.placement,
+                  placement=args.placement, hold=_hold(args.hold),
                   joint=not args.closed_form, cap=args.fit_iterations or FIT_CAP,
                   progress=lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n"))
         result = _fit(fit_files, name=name, argv=sys.argv[1:], holdout=args.holdout,
@@ -181,6 +185,10 @@ def run_calibrate(args) -> int:
                      f"{out.with_suffix(SMPI_SUFFIX)} (SMPI --cfg flags)"
                      + (f", {args.plot}" if args.plot else "") + "\n")
     return 0
+
+
+def _hold(text):
+    return () if text is None else tuple(k.strip() for k in text.split(",") if k.strip())
 
 
 def _cross_validate(args, files, kw):

@@ -71,6 +71,11 @@ def determine(sf: StructureFit, start: Platform, base: Platform | None, base_lab
         lines.append("  " + d.line())
         for k in mechanism_keys(d.mechanism):
             prov[k] = d.provenance()
+            # Left as --base has it: where --base's value came from still holds.
+            origin = start_provenance.get(k, "")
+            if d.undecided and origin and d.chosen == d.base_label and \
+                    origin.removeprefix("from --base ") != origin and ": " in origin:
+                prov[k] += "; --base's origin: " + origin.split(": ", 1)[1]
     lines.append("parameters:")
     for f in list(j.free) + list(fixed):
         k = key(f)

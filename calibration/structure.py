@@ -152,10 +152,12 @@ MECHANISMS = (("pacing", _pacing), ("token bucket", _bucket), ("NIC message cost
 
 
 def decide(start: Platform, base: Platform, cases, eager_candidate: int | None = None,
-           cap: int | None = FIT_CAP, max_nfev: int = MAX_NFEV, progress=None) -> StructureFit:
-    """Fit the core parameters, then decide each mechanism in turn (module docstring)."""
+           cap: int | None = FIT_CAP, max_nfev: int = MAX_NFEV, progress=None,
+           hold=()) -> StructureFit:
+    """Fit the core parameters, then decide each mechanism in turn (module docstring).
+    hold: fields no fit moves (calibrate --hold)."""
     t0 = time.perf_counter()
-    core = core_free(start, cases)
+    core = [f for f in core_free(start, cases) if f not in hold]
     current = core_fit = fit_joint(start, cases, core, cap=cap, max_nfev=max_nfev)
     extra: list[str] = []
     decisions = []
@@ -165,6 +167,12 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
         if made is None:
             continue
         alternatives, base_label = made
+        # An alternative that frees more values than there are cases fits them exactly
+        # whatever they are: its BIC decides nothing, so --base's mechanism stays.
+        keep_now = [f for f in extra if f not in hold]
+        if any(len(core) + len(keep_now) + len([f for f in a.free if f not in hold]) > len(cases)
+               for a in alternatives):
+            continue
         fits = []
         for alt in alternatives:
             if progress:
@@ -172,7 +180,8 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
             keep = [f for f in extra if f not in _turned_off(alt)]
             # A discrete switch with nothing new to fit gets a shorter refit.
             nfev = max_nfev if alt.free else max(4, max_nfev // 2)
-            fits.append((alt.label, fit_joint(alt.platform, cases, core + keep + alt.free,
+            free = [f for f in alt.free if f not in hold]
+            fits.append((alt.label, fit_joint(alt.platform, cases, core + keep + free,
                                               cap=cap, max_nfev=nfev)))
         ranked = sorted(fits, key=lambda lf: lf[1].bic)
         undecided = len(ranked) > 1 and ranked[1][1].bic - ranked[0][1].bic < BIC_MARGIN
@@ -183,7 +192,8 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
         current = dict(fits)[chosen]
         current.restore()
         alt = next(a for a in alternatives if a.label == chosen)
-        extra = [f for f in extra if f not in _turned_off(alt)] + alt.free
+        extra = [f for f in extra if f not in _turned_off(alt)] + [f for f in alt.free
+                                                                   if f not in hold]
     evaluations = core_fit.evaluations + sum(j.evaluations for d in decisions for _, j in d.fits)
     return StructureFit(current, decisions, evaluations, time.perf_counter() - t0)
 

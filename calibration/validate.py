@@ -43,6 +43,11 @@ _IMB_CHAIN = {"exchange": "t_avg_us", "sendrecv": "t_avg_us", "pingping": "t_us"
 # IMB's collectives (and hopsim's results of them): t_avg over the ranks, as Exchange.
 _IMB_COLLECTIVE = {c: "t_avg_us" for c in COLLECTIVES}
 _BANDWIDTH = {("osu_bw", "bandwidth_mbytes_per_sec"), ("hopsim", "bandwidth_mbytes_per_sec")}
+# IMB Exchange's rate is Mbytes/sec = 4 * bytes / t_max (MB = 10^6, docs/workloads.md). A
+# file that gives the rate without the times (a published figure, transcribed) is compared
+# on that t_max; where the same row prints the times, the rate adds no case (cases_of).
+_IMB_RATE = {"exchange": 4.0}
+_RATE_STAT = "t_max_us"
 # Simulated osu_bw windows per size at most (osu_bw's own count above 8 KiB); its files
 # do not print their count. Without noise every window is the same.
 MAX_WINDOWS = 20
@@ -144,6 +149,12 @@ def _case_of(m: Measurement, ranks_per_node: int | None = None) -> Case | None:
             and m.statistic == _IMB_CHAIN[m.workload]):
         return Case(workload=m.workload, bytes=m.size, **common,
                     run={"sizes": [m.size], "repetitions": min(reps or MAX_ITERATIONS, MAX_ITERATIONS)})
+    if m.tool == "imb" and m.workload in _IMB_RATE and m.statistic == "mbytes_per_sec":
+        if not m.size or m.value <= 0:
+            return None
+        common.update(measured_us=_IMB_RATE[m.workload] * m.size / m.value, statistic=_RATE_STAT)
+        return Case(workload=m.workload, bytes=m.size, **common,
+                    run={"sizes": [m.size], "repetitions": min(reps or MAX_ITERATIONS, MAX_ITERATIONS)})
     if (m.tool in ("imb", "hopsim") and m.workload in _IMB_COLLECTIVE
             and m.statistic == _IMB_COLLECTIVE[m.workload]):
         run = {"repetitions": min(reps or MAX_ITERATIONS, MAX_ITERATIONS)}
@@ -199,9 +210,10 @@ def _simulate_group(platform, cases: list[Case], seed: int = 1, keep_seed: bool 
         for c in cases:
             c.simulated_us = float(by_size[c.bytes])
     elif first.workload in _SIM_STAT:
-        by_size = {r["bytes"]: r[_SIM_STAT[first.workload]] for r in result["rows"]}
+        by_size = {r["bytes"]: r for r in result["rows"]}
         for c in cases:
-            c.simulated_us = float(by_size[c.bytes])
+            stat = _RATE_STAT if c.statistic == _RATE_STAT else _SIM_STAT[first.workload]
+            c.simulated_us = float(by_size[c.bytes][stat])
     else:
         stat = _ROUNDTRIP[(first.tool, first.statistic)]
         for c in cases:
@@ -322,6 +334,8 @@ def cases_of(measurements: list[Measurement], ranks_per_node: int | None = None)
         if key not in seen:
             seen.add(key)
             skipped.append((m.source, f"{m.tool} {m.workload} {key[2]}", _why_not(m)))
+    timed = {(c.file, c.line) for c in cases if c.statistic != _RATE_STAT}
+    cases = [c for c in cases if c.statistic != _RATE_STAT or (c.file, c.line) not in timed]
     return cases, skipped
 
 

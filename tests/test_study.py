@@ -52,19 +52,21 @@ def test_list_names_every_reproduction_with_its_title():
     p = _hopsim("run", "--list")
     assert p.returncode == 0, p.stderr
     first = {line.split()[0] for line in p.stdout.splitlines() if line and line[0] != "("}
-    assert {"gce"} <= first
+    assert {"gce", "azure-econome"} <= first
     assert "Google Compute Engine" in p.stdout
 
 
-def test_names_are_found_by_module():
+def test_names_are_found_by_module_dashes_as_underscores():
     assert reproductions.find("gce").NAME == "gce"
+    assert reproductions.find("azure-econome").__name__.endswith(".azure_econome")
+    assert reproductions.find("azure-econome").NAME == "azure-econome"
     assert reproductions.find("nope") is None
     assert reproductions.find("../gce") is None
 
 
 def test_an_unknown_name_is_one_line_naming_the_reproductions(tmp_path):
     p = _hopsim("run", "no-such-study", cwd=tmp_path)
-    _one_line_error(p, "no-such-study", "gce", "overlays")
+    _one_line_error(p, "no-such-study", "gce", "azure-econome", "overlays")
     assert list(tmp_path.iterdir()) == []
 
 
