@@ -58,8 +58,10 @@ def cases(study) -> list[Case]:
         for reception in RECEPTIONS:
             for family, label in OVERLAYS:
                 ranks = kautz_ranks(n) if family == "kautz" else n
+                # The queue transport is for star platforms; any other keeps its own.
+                transport = "queue" if plat.topology == "star" else plat.transport
                 out.append(Case(plat, ranks, plat.cores, family, reception, ex,
-                                seed=study.seed, tags={"label": label}))
+                                seed=study.seed, transport=transport, tags={"label": label}))
     return out
 
 
@@ -94,11 +96,17 @@ def run(study) -> None:
         f"({kautz_ranks(all_cases[0].ranks)} for Kautz) on every preset `hopsim platforms` "
         f"lists but {', '.join(NOT_ENVIRONMENTS)} (" + "; ".join(NOT_ENVIRONMENTS.values())
         + "). Each preset's nodes are filled with its cores (its `nodes.cores` ranks per "
-        "node) and the node count scaled to what the ranks need; qlogic-ib's 12 cores do "
-        "not divide 4096, so its last node holds the remainder (an explicit block map). "
+        "node) and the node count scaled to what the ranks need"
+        + "".join(f"; {c.platform.name}'s {c.per_node} cores do not divide {c.ranks}, so "
+                  "its last node holds the remainder (an explicit block map)"
+                  for c in all_cases if c.overlay == "complete" and c.reception == RECEPTIONS[0]
+                  and c.ranks % c.per_node)
+        + ". "
         "Transport: `queue` (per-link FIFO queues; docs/validation.md, \"Which transport\": "
-        "within the trial spread of fair sharing on the emulated cluster; star presets "
-        f"only, which all of these are). Seed {study.seed} draws the destinations, the "
+        "within the trial spread of fair sharing on the emulated cluster; star platforms "
+        "only: " + (", ".join(sorted({f"{c.platform.name} runs on {c.transport}"
+                                     for c in all_cases if c.transport != "queue"}))
+                    or "all of these are") + f"). Seed {study.seed} draws the destinations, the "
         "random graph and the GCE presets' per-run noise.")
     study.table("overlays", [
         "platform", "reception", "overlay", "ranks", "nodes", "ranks per node", "mean us",
@@ -184,10 +192,11 @@ def _explain(study, groups) -> None:
         key = tuple(m[0].overlay for m in ranked)
         ratio = ranked[1][1]["results"]["rtt_us"]["mean"] / ranked[0][1]["results"]["rtt_us"]["mean"]
         orders.setdefault(key, []).append((f"{name} {reception}", ratio))
-    lines.append("**Orders.** " + "; ".join(
-        f"{' < '.join(order)} on {len(where)} preset-policy pairs "
-        f"({', '.join(w for w, _ in where)}; runner-up {min(r for _, r in where):.2f} to "
-        f"{max(r for _, r in where):.2f} times the fastest)"
+    lines.append("**Orders** (fastest first). " + "; ".join(
+        f"{' < '.join(order)}: {', '.join(w for w, _ in where)} (runner-up "
+        + (f"{where[0][1]:.2f}" if len(where) == 1 else
+           f"{min(r for _, r in where):.2f} to {max(r for _, r in where):.2f}")
+        + " times the fastest)"
         for order, where in orders.items()) + ".")
 
     def pick(name, reception, family):
@@ -214,13 +223,15 @@ def _explain(study, groups) -> None:
             f"({kres['connections']['mean']:.0f} connections, {kres['hops']['mean']:.2f} "
             f"hops), {per_hop_us(dres):.1f} us on {dres['overlay']['label']} "
             f"({dres['connections']['mean']:.0f} connections, {dres['hops']['mean']:.2f} hops)")
+    free = sorted({c.platform.name for members in groups.values() for c, _ in members
+                   if c.platform.pass_us == 0})
     lines.append(
         "**Why: connections, relay passes, per-message cost.** A round trip is two "
         "messages, each crossing the mean hops; each hop costs the wire (latency, 4000 "
         "bytes at the link rate) plus the relay rank's pass and, under round-robin "
         "reception, the wait for the probe to come round the rank's connection list "
-        "(about half a turn: connections x pass / 2). Where a pass costs nothing (the "
-        "cloud presets: no published figure separates a pass from the latency, so "
+        "(about half a turn: connections x pass / 2). Where a pass costs nothing ("
+        + ", ".join(free) + ": no published figure separates a pass from the latency, so "
         "`host.pass_us` stays 0) a hop costs about one latency whatever the list, both "
         "policies behave alike, and the fewest hops win: the complete graph. Where a pass "
         "costs something and reception is round-robin, the complete graph's list of "
@@ -232,9 +243,9 @@ def _explain(study, groups) -> None:
         "**Caveats.** Ray's AverageForAllRanks keeps only round trips up to 4096 us, so "
         "where they are longer (multi-hop routes on the cloud presets, the complete "
         "graph under round-robin on the clusters) it understates the mean: the winner is "
-        "decided on the mean of all round trips. The cloud presets' pass cost is not "
-        "measured (0): if their real per-pass cost were like the QDR cluster's, "
-        "round-robin would penalise the complete graph there too. The random graph is "
+        "decided on the mean of all round trips. Where the pass cost is not measured (0), "
+        "a real per-pass cost like the QDR cluster's would make round-robin penalise the "
+        "complete graph there too. The random graph is "
         "hopsim's seeded one (RayPlatform's own takes minutes to route at 4096 ranks; "
         "ray-routing uses it at 512 and 1024). Other degrees are not in this comparison: "
         "`hopsim advise` tries every family and degree that fits, and on qdr-ib with "
