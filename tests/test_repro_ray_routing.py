@@ -168,3 +168,13 @@ def test_deterministic_with_the_seed_and_whatever_the_workers(tmp_path, quick, m
     same = rnt.run_case(rnt.Case(platforms.load("qdr-ib"), 64, 16, "debruijn", "round-robin", 5,
                                  seed=1))["results"]["ray_average_for_all_ranks_us"]
     assert other != same
+
+
+def test_error_and_per_hop_helpers():
+    assert rnt.error_percent(110.0, 100.0) == pytest.approx(10.0)
+    assert rnt.error_percent(None, 16.0) is None and rnt.error_percent(15.0, None) is None
+    # 40 us round trip over 2 hops each way: 10 us a hop; no routing: one hop each way.
+    assert rnt.per_hop_us({"rtt_us": {"mean": 40.0}, "hops": {"mean": 2.0}}) == 10.0
+    assert rnt.per_hop_us({"rtt_us": {"mean": 40.0}}) == 20.0
+    assert "no slower" in rr._reading(0.1) and "fastest" in rr._reading(-0.5)
+    assert "slower" in rr._reading(0.5)
