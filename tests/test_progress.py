@@ -97,15 +97,6 @@ def test_a_short_run_shows_no_bar():
     assert stdout.startswith("# OSU MPI Latency Test")
 
 
-def test_topology_draws_the_route_walk_on_a_terminal():
-    shown, stdout, status = on_terminal(ROUTES, delay=0)
-    assert status == 0, shown
-    assert "routes: 100%|" in shown, shown
-    piped = through_pipes(ROUTES, delay=0)
-    assert piped.returncode == 0 and piped.stderr == ""
-    assert stdout == piped.stdout
-
-
 def test_ctrl_c_on_the_terminal_during_a_long_simulate():
     start = time.monotonic()
     shown, stdout, status = on_terminal(LONG, delay=0, interrupt_when="simulate:")

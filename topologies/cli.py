@@ -72,10 +72,10 @@ def run(args: argparse.Namespace) -> int:
         overlay = _interruptible(build_overlay, family, ranks, degree, args.seed)
     except OverlayError as e:
         raise InputError(str(e)) from None
-    from ..progress import bar
-
-    with bar("routes") as tick:
-        stats = _interruptible(route_statistics, overlay, tick)
+    # No progress bar here: the engine's walk calling back into Python from the worker
+    # thread ended in std::terminate when Ctrl-C shut the interpreter down under it
+    # (tests/test_terminal.py); simulate's bar is read from a shared page instead.
+    stats = _interruptible(route_statistics, overlay)
 
     notes = _write_outputs(outputs, overlay, stats, out, ray, plot)
     if args.json:
