@@ -80,11 +80,12 @@ class Study:
     def command(self, argv: list[str]) -> None:
         self.commands.append([str(a) for a in argv])
 
-    def progress(self, iterable, desc: str):
+    def progress(self, iterable, desc: str, total: int | None = None):
+        """total: for an iterator with no len() (a worker pool's results)."""
         if not sys.stderr.isatty():
             return iterable
         from tqdm import tqdm
-        return tqdm(iterable, desc=desc, leave=False)
+        return tqdm(iterable, desc=desc, leave=False, total=total)
 
     # --- additions beyond the contract ----------------------------------------------------
 

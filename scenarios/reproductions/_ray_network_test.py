@@ -111,7 +111,8 @@ def run_cases(study, cases: list[Case], desc: str) -> list[dict]:
     # which reaches this process, whose `finally` terminates them: nothing is left behind.
     pool = multiprocessing.get_context("fork").Pool(jobs, _ignore_sigint)
     try:
-        return list(study.progress(pool.imap(_run_index, range(len(cases)), chunksize=1), desc))
+        return list(study.progress(pool.imap(_run_index, range(len(cases)), chunksize=1), desc,
+                                   total=len(cases)))
     finally:
         pool.terminate()
         pool.join()
