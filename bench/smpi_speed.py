@@ -8,7 +8,7 @@ and reply, any-source reception, independent destinations) on the same platform:
 of single-rank nodes, 10 us, 10 Gbit/s, a 1 us pass (SMPI needs a positive pass: a free
 MPI_Iprobe never advances its clock). hopsim runs it in its engine (hopsim.simulate);
 SMPI runs hopbench compiled with smpicc under smpirun, on the platform and --cfg flags of
-`hopsim platforms export` (hopsim.calibration.smpi). Both are timed from outside, start-up
+`hopsim platforms export` (hopsim.live.smpi). Both are timed from outside, start-up
 included (smpirun's own start-up is about 0.3 s); the fastest of K runs of each is kept,
 since noise on a shared machine only adds time. Messages are the transfers both count
 (2 per round trip); the round trips per rank shrink with the rank count so that every
@@ -25,7 +25,7 @@ import os
 import time
 
 import hopsim
-from hopsim.calibration.smpi import build_hopbench, run_smpi
+from hopsim.live.smpi import build_hopbench, run_smpi
 from hopsim.errors import InputError
 from hopsim.platforms import Platform
 

@@ -9,7 +9,7 @@ identifies which parameter and why).
 
 Every probe is a workload the engine replays as it is (hopsim's own JSON, with its
 placement, sizes, counts and forced collective algorithm recorded), measured through
-hopsim.calibration.live.run_live and fitted by calibrate_files with every other file:
+hopsim.live.mpirun.run_live and fitted by calibrate_files with every other file:
 one fitter, one replay.
 """
 from __future__ import annotations
@@ -124,7 +124,7 @@ def measure(plan: list[Probe], out_dir: Path, *, emulate_cluster: int | None = N
     """Run every probe live into out_dir/<probe>/ (run_live's files); the result.json
     paths. An emulated cluster is built once (names from `prefix`) and torn down at the
     end whatever happens; out_dir is the caller's to create and remove."""
-    from .live import run_live
+    from ..live.mpirun import run_live
 
     paths = tool_paths(tools_dir, (p.tool for p in plan))
     files = []

@@ -261,9 +261,9 @@ def _fit(files, **kw):
 
 
 def measure_live(args, out: Path) -> str:
-    """Run the two-host ping-pong (hopsim.calibration.live.run_live) into OUT's folder as
+    """Run the two-host ping-pong (hopsim.live.mpirun.run_live) into OUT's folder as
     <stem>-live/ (result.json, the tool's raw output, the mpirun command); the file to fit."""
-    from .live import run_live
+    from ..live.mpirun import run_live
 
     sizes = LIVE_SIZES
     if args.sizes:

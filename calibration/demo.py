@@ -8,7 +8,7 @@
    4 ranks (1 per host) and 8 ranks (2 per host), latency_checker-style round trips on 2,
    4 and 8 ranks. The load average is recorded before every run.
 3. `hopsim validate` of every run on both fitted platforms; the same cases under SMPI
-   (`hopsim.calibration.smpi.run_smpi`) on the platform as exported for SMPI users (the
+   (`hopsim.live.smpi.run_smpi`) on the platform as exported for SMPI users (the
    .xml network and the .smpi per-size factors: SMPI has no token bucket).
 4. DIR/table.md (measured vs hopsim vs SMPI, error per case, median and worst), DIR/plot.png,
    DIR/summary.json, every raw live output under DIR/runs/, the fits under DIR/fit-*.
@@ -84,7 +84,7 @@ def smpi_cases(platform, smpi_flags: str, runs_dir: Path, log) -> dict:
     """Each case once under SMPI: the platform without the token bucket and the pacing,
     plus the flags calibrate exported (.smpi): SimGrid's per-flow TCP window bound at the
     paced rate, and the per-size factors of the sustained rate."""
-    from .smpi import run_smpi
+    from ..live.smpi import run_smpi
 
     extra = [f for f in smpi_flags.split() if f.split(":")[0] in (
         "--cfg=smpi/bw-factor", "--cfg=smpi/lat-factor", "--cfg=network/model", "--cfg=network/TCP-gamma",

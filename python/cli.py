@@ -216,8 +216,8 @@ def build_parser(argv: list[str]):
     runners = {"simulate": _run_simulate, "run": _run_run, "platforms": _run_platforms,
                "topology": topology_run, "validate": calibration_cli.run_validate,
                "calibrate": calibration_cli.run_calibrate}
-    from .calibration import live, smpi
-    runners.update(live=live.add_parser(sub), smpi=smpi.add_parser(sub))
+    from .live import mpirun, smpi
+    runners.update(live=mpirun.add_parser(sub), smpi=smpi.add_parser(sub))
     # hopsim.topologies (networkx, matplotlib) is imported only when advise runs.
     if argv[:1] == ["advise"]:
         from .topologies import advise_cli

@@ -17,7 +17,7 @@ from hopsim.calibration.joint import fit_joint
 from hopsim.calibration.parsers import parse_file
 from hopsim.calibration.structure import BIC_MARGIN
 from hopsim.calibration.validate import cases_of
-from hopsim.calibration.live import algorithm_arguments
+from hopsim.live.mpirun import algorithm_arguments
 from hopsim.errors import InputError
 from hopsim.platforms.platform import Platform
 from hopsim.workload import make_workload

@@ -358,18 +358,18 @@ def test_a_scenario_sweeps_algorithms(tmp_path):
 
 
 def test_live_imb_runs_the_collective_benchmarks():
-    from hopsim.calibration import live
+    from hopsim.live import mpirun
     from hopsim.workload import make_workload
 
-    args = live.tool_arguments("imb", make_workload("allreduce", 4, sizes=[0, 4, 1024]), None)
+    args = mpirun.tool_arguments("imb", make_workload("allreduce", 4, sizes=[0, 4, 1024]), None)
     assert args == ["Allreduce", "-npmin", "4", "-msglog", "0:10"]
     # No 0 asked: IMB skips it (-zero_size off); repetitions: at most that many (-iter).
-    args = live.tool_arguments("imb", make_workload("bcast", 4, sizes=[1, 1024], repetitions=50), None)
+    args = mpirun.tool_arguments("imb", make_workload("bcast", 4, sizes=[1, 1024], repetitions=50), None)
     assert args == ["Bcast", "-npmin", "4", "-msglog", "0:10", "-iter", "50", "-zero_size", "off"]
     # A forced algorithm runs live through coll/tuned's dynamic rules (tests/test_campaign.py
     # checks the numbers).
     work = make_workload("alltoall", 4, sizes=[0], algorithm="pairwise")
-    assert live.algorithm_arguments(work)[-2:] == ["coll_tuned_alltoall_algorithm", "2"]
+    assert mpirun.algorithm_arguments(work)[-2:] == ["coll_tuned_alltoall_algorithm", "2"]
 
 
 def test_the_issue_command_prints_imb_block_at_4096_ranks():

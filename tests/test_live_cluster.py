@@ -12,7 +12,7 @@ import time
 import pytest
 
 from hopsim.live import cluster
-from hopsim.calibration.live import hopbench_path, run_live
+from hopsim.live.mpirun import hopbench_path, run_live
 
 
 def _namespaces_work() -> str | None:
@@ -118,7 +118,7 @@ def _ranks_hosts(c, placement_args, ranks):
     each rank's host index (from the hostname it reports)."""
     from contextlib import ExitStack
     from hopsim.live import result as live_result
-    from hopsim.calibration.live import _mpirun
+    from hopsim.live.mpirun import _mpirun
 
     cmd = ["mpirun", "-np", str(ranks), "--oversubscribe", "--mca", "mpi_yield_when_idle", "1",
            *c.mpirun_args(), *placement_args, str(hopbench_path()), "exchange", "--sizes", "0",

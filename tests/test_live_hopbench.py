@@ -16,7 +16,7 @@ import pytest
 import hopsim
 from hopsim import topologies
 from hopsim.live import result as live_result, routes as live_routes
-from hopsim.calibration.live import hopbench_path
+from hopsim.live.mpirun import hopbench_path
 from hopsim.errors import InputError
 
 needs_mpi = pytest.mark.skipif(shutil.which("mpirun") is None or not hopbench_path().is_file(),
@@ -222,8 +222,8 @@ def test_live_bad_input_is_one_line_and_exit_2(tmp_path, args, fragment):
 
 
 def test_without_a_built_hopbench_live_runs_are_refused(monkeypatch, tmp_path):
-    from hopsim.calibration import live
+    from hopsim.live import mpirun
 
-    monkeypatch.setattr(live, "hopbench_path", lambda: tmp_path / "missing" / "hopbench")
+    monkeypatch.setattr(mpirun, "hopbench_path", lambda: tmp_path / "missing" / "hopbench")
     with pytest.raises(InputError, match="hopbench was not built"):
-        live.run_live("pingpong", 2, sizes=[0])
+        mpirun.run_live("pingpong", 2, sizes=[0])

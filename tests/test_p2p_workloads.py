@@ -223,7 +223,7 @@ def test_osu_bw_table_layout():
 def test_live_osu_and_imb_results_are_read_by_the_calibration_parsers(tool, path, kind, ranks, keys):
     # A live run's raw output (here a real one of this machine) becomes simulate's rows,
     # and that JSON validates like a simulated one: one case per printed size.
-    from hopsim.calibration.live import _interpret
+    from hopsim.live.mpirun import _interpret
     from hopsim.workload import make_workload
 
     stdout = (DATA / path).read_text()
@@ -249,7 +249,7 @@ def test_live_osu_and_imb_results_are_read_by_the_calibration_parsers(tool, path
 def test_kept_live_runs_reread_to_their_json(folder, tool, kind, ranks, trial):
     # The live runs docs/workloads.md reports: their raw output, read again, gives the
     # results their result.json holds.
-    from hopsim.calibration.live import _interpret
+    from hopsim.live.mpirun import _interpret
     from hopsim.workload import make_workload
 
     run = DATA / "live" / f"{folder}-t{trial}"
@@ -277,7 +277,7 @@ def test_noisy_runs_follow_the_seed_on_both_transports(transport, kind, ranks, p
 def test_live_latency_checker_results_are_read_by_its_parser():
     # A real latency_checker run of this machine (tests/data/latency_checker, with its
     # command): the live JSON carries its figures and validates as a round trip.
-    from hopsim.calibration.live import _interpret
+    from hopsim.live.mpirun import _interpret
     from hopsim.workload import make_workload
 
     stdout = (DATA / "latency_checker" / "lc-np4-tcp.txt").read_text()

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from hopsim.calibration.live import hopbench_path, live_platform
+from hopsim.live.mpirun import hopbench_path, live_platform
 from hopsim.errors import InputError
 
 needs_smpi = pytest.mark.skipif(shutil.which("smpirun") is None or shutil.which("smpicc") is None,

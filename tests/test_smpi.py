@@ -12,7 +12,7 @@ import pytest
 
 import hopsim
 from hopsim.platforms import simgrid
-from hopsim.calibration.smpi import run_smpi
+from hopsim.live.smpi import run_smpi
 from hopsim.errors import InputError
 from hopsim.platforms import Platform
 

@@ -1,8 +1,10 @@
-"""`hopsim live`: run a workload with real Open MPI and get simulate's JSON shape back.
+"""`hopsim live`: run a workload under Open MPI's mpirun and get simulate's JSON shape back.
 
-run_live() is the programmatic entry (calibration uses it); add_parser()/run() are the
-CLI. hopbench (live/hopbench) runs the workloads; --tool runs a third-party
-benchmark instead. --emulate-cluster H builds H hosts on this machine
+run_live() is the programmatic entry (calibrate --live and the campaigns of
+hopsim.calibration use it); add_parser()/run() are the CLI. hopbench (live/hopbench)
+runs the workloads; --tool runs a third-party benchmark instead, whose output is read by
+hopsim.calibration.parsers (one reader per format; the only part of calibration that
+hopsim.live imports). --emulate-cluster H builds H hosts on this machine
 (hopsim.live.cluster) and removes them whatever happens.
 """
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 from .. import bounds
 from ..errors import InputError
 from ..workload import make_workload
-from ..live import result as live_result, routes as live_routes
+from . import result as live_result, routes as live_routes
 from .. import workload_flags  # the same flags as simulate
 
 TOOLS = ("hopbench", "netpipe", "imb", "osu", "latency_checker")
@@ -165,7 +167,7 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         raise InputError(f"--hostfile: {hostfile} does not exist")
     bounds.check("timeout", timeout, "--timeout")
     if emulate_cluster is not None:
-        from ..live.cluster import EmulatedCluster, check_available
+        from .cluster import EmulatedCluster, check_available
         check_available()
         if work.nodes_used > emulate_cluster:
             raise InputError(f"--ranks: {ranks} ranks at {ranks_per_node} per host need "
@@ -386,7 +388,7 @@ def _interpret(tool, stdout, raw_files, work, platform, parameters, wall, live):
         # Read by the calibration parser (one reader of NetPIPE's format), in the shape of
         # simulate's pingpong rows; MB/s in 10^6 bytes like hopsim's own (NetPIPE's Mbps
         # column is in 2^20 bits per second).
-        from .parsers import parse_text
+        from ..calibration.parsers import parse_text
 
         rows = [{"bytes": m.size, "latency_us": m.value,
                  "bandwidth_mbytes_per_sec": m.size / m.value if m.value > 0 else 0.0}
@@ -410,7 +412,7 @@ def _latency_checker_results(stdout: str) -> dict:
     """latency_checker's figures read by the calibration parser (one reader of its
     output): the all-rank average of averages under simulate's key, and each rank's mode
     and mean round trip. No single round trip is printed, so no rtt_us."""
-    from .parsers import parse_text
+    from ..calibration.parsers import parse_text
 
     ms = parse_text(stdout, "latency_checker output", "latency_checker")
     per_rank = lambda stat: [m.value for m in sorted((m for m in ms if m.statistic == stat),
@@ -422,7 +424,7 @@ def _latency_checker_results(stdout: str) -> dict:
 def _tool_rows(tool: str, stdout: str, work) -> list[dict]:
     """osu_latency's, osu_bw's or IMB's table read by the calibration parsers (one reader
     of each format), in the shape of simulate's rows for the workload."""
-    from .parsers import parse_text
+    from ..calibration.parsers import parse_text
 
     rows: dict[int, dict] = {}
     for m in parse_text(stdout, f"{tool} output", tool):

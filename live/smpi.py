@@ -20,16 +20,15 @@ from pathlib import Path
 from .. import bounds
 from ..errors import InputError
 from ..platforms import simgrid
-from .. import live as live_package
-from ..live import result as live_result, routes as live_routes
-from .live import _TOOL_WORKLOADS, LiveError, tool_arguments
+from . import result as live_result, routes as live_routes
+from .mpirun import _TOOL_WORKLOADS, LiveError, tool_arguments
 from .. import workload_flags  # the same flags as simulate
 
 SOURCES = ("hopbench.c", "routes.c", "hopbench.h")
 
 
 def _source_dir() -> Path:
-    return Path(live_package.__file__).resolve().parent / "hopbench"
+    return Path(__file__).resolve().parent / "hopbench"
 
 
 def build_hopbench(cache: Path | None = None) -> Path:
