@@ -1,8 +1,14 @@
-"""Dependencies run one way: hopsim.calibration uses hopsim.platforms, never the reverse.
+"""Dependencies between the subpackages run one way.
 
-Every import statement in platforms/ is read from the source (the ones inside functions
-too, which a run would only meet on some paths), resolved to an absolute module name,
-and none may name hopsim.calibration.
+    calibration  ->  live  ->  platforms          (and live -> topologies, for routes)
+         |                          ^
+         +--------------------------+
+    live -> calibration.parsers only: the one reader of each third-party tool's output,
+            which imports nothing of live and nothing of calibration beyond the parsers
+            and their Measurement record, so the edge closes no cycle.
+
+Every import statement is read from the source (the ones inside functions too, which a
+run would only meet on some paths) and resolved to an absolute module name.
 """
 import ast
 from pathlib import Path
@@ -32,8 +38,60 @@ def imported_modules(source: str, module: str) -> set[str]:
     return found
 
 
-def forbidden(names: set[str], package: str = "hopsim.calibration") -> list[str]:
-    return sorted(n for n in names if n == package or n.startswith(package + "."))
+def within(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def forbidden(names: set[str], package: str = "hopsim.calibration",
+              allowed: tuple[str, ...] = ()) -> list[str]:
+    return sorted(n for n in names if within(n, package)
+                  and not any(within(n, a) for a in allowed))
+
+
+def module_name(path: Path) -> str:
+    """hopsim.<folder>.<module> for a subpackage's file, hopsim.<module> for python/'s; a
+    package's __init__ keeps its name so that its relative imports start at itself."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[0] == "python":
+        parts = parts[1:]
+    return ".".join(["hopsim", *parts])
+
+
+def files(folder: str) -> list[Path]:
+    return sorted(p for p in (ROOT / folder).rglob("*.py") if "__pycache__" not in p.parts)
+
+
+MODULES = {module_name(p).removesuffix(".__init__"): p
+           for folder in ("python", "platforms", "topologies", "calibration", "live", "scenarios")
+           for p in files(folder)}
+
+
+def imports_of(path: Path) -> set[str]:
+    return imported_modules(path.read_text(encoding="utf-8"), module_name(path))
+
+
+def reached(start: set[str]) -> set[str]:
+    """The hopsim modules an import of `start` loads: each module's imports and the
+    packages above it (importing a.b.c runs a/__init__ and a/b/__init__ first)."""
+    seen, todo = set(), list(start)
+    while todo:
+        name = todo.pop()
+        parts = name.split(".")
+        for k in range(1, len(parts) + 1):
+            prefix = ".".join(parts[:k])
+            if prefix in MODULES and prefix not in seen:
+                seen.add(prefix)
+                todo.extend(imports_of(MODULES[prefix]))
+    return seen
+
+
+# What each subpackage's files may not import (beyond the names allowed for it).
+RULES = {
+    "platforms": [("hopsim.calibration", ()), ("hopsim.live", ()), ("hopsim.scenarios", ())],
+    "topologies": [("hopsim.calibration", ()), ("hopsim.live", ()), ("hopsim.scenarios", ())],
+    "live": [("hopsim.calibration", ("hopsim.calibration.parsers",)), ("hopsim.scenarios", ())],
+}
+CASES = [(folder, p) for folder in RULES for p in files(folder)]
 
 
 def test_the_checker_sees_every_form_of_import():
@@ -46,21 +104,41 @@ def test_the_checker_sees_every_form_of_import():
     # Its own package's modules and the root package's are allowed.
     assert forbidden(imported_modules("from .solve import solve\nfrom ..errors import InputError\n",
                                       module)) == []
+    # live may name the parsers, and nothing else of calibration, even through their package.
+    src = ("from ..calibration.parsers import parse_text\nfrom ..calibration import parsers\n"
+           "from ..calibration.fit import fit_all\n")
+    assert forbidden(imported_modules(src, "hopsim.live.mpirun"),
+                     allowed=("hopsim.calibration.parsers",)) == [
+        "hopsim.calibration", "hopsim.calibration.fit", "hopsim.calibration.fit.fit_all"]
 
 
-PLATFORM_FILES = sorted((ROOT / "platforms").rglob("*.py"))
-
-
-@pytest.mark.parametrize("path", PLATFORM_FILES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_platforms_do_not_import_calibration(path):
-    rel = path.relative_to(ROOT).with_suffix("")
-    parts = list(rel.parts)
-    if parts[-1] == "__init__":
-        parts = parts[:-1] + ["__init__"]  # a package's relative imports start at itself
-    module = ".".join(["hopsim", *parts])
-    bad = forbidden(imported_modules(path.read_text(encoding="utf-8"), module))
+@pytest.mark.parametrize("folder, path", CASES, ids=[str(p.relative_to(ROOT)) for _, p in CASES])
+def test_a_subpackage_imports_only_what_lies_below_it(folder, path):
+    names = imports_of(path)
+    bad = [n for package, allowed in RULES[folder] for n in forbidden(names, package, allowed)]
     assert not bad, f"{path.relative_to(ROOT)} imports {', '.join(bad)}"
 
 
-def test_platforms_has_python_files():
-    assert len(PLATFORM_FILES) >= 5  # the walk found the package, not an empty folder
+def test_the_parsers_live_imports_close_no_cycle():
+    # Everything of calibration an import from live loads: the parsers, their Measurement
+    # record and the packages' __init__ files, none of which imports live back.
+    from_live = {n for _, p in CASES if p.is_relative_to(ROOT / "live") for n in imports_of(p)
+                 if within(n, "hopsim.calibration")}
+    assert from_live, "live reads third-party outputs with calibration's parsers"
+    loaded = {m for m in reached(from_live) if within(m, "hopsim.calibration")}
+    assert loaded <= {"hopsim.calibration", "hopsim.calibration.measurement"} | {
+        m for m in MODULES if within(m, "hopsim.calibration.parsers")}, sorted(loaded)
+    back = {m: sorted(n for n in imports_of(MODULES[m]) if within(n, "hopsim.live"))
+            for m in loaded}
+    assert not {m: names for m, names in back.items() if names}
+
+
+def test_the_walk_resolves_packages_and_their_modules():
+    assert "hopsim.calibration.parsers.imb" in reached({"hopsim.calibration.parsers"})
+    assert "hopsim.calibration" in reached({"hopsim.calibration.parsers.imb"})
+    assert "hopsim.live.mpirun" in reached({"hopsim.live.smpi"})
+
+
+@pytest.mark.parametrize("folder", ["platforms", "topologies", "live"])
+def test_the_walk_found_each_package(folder):
+    assert len(files(folder)) >= 5  # the package's folder, not an empty one
