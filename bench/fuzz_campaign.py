@@ -27,10 +27,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-SUBPACKAGES = ["calibration", "platforms", "scenarios", "topologies"]
+# The subpackages' folders, as pyproject.toml maps them into hopsim/ (one list to keep).
+SUBPACKAGES = [src for dest, src in tomllib.loads((REPO / "pyproject.toml").read_text())
+               ["tool"]["scikit-build"]["wheel"]["packages"].items()
+               if (REPO / src).is_dir() and src != "python"]
 # Imports hopsim from the snapshot: the editable install's finder (first on sys.meta_path)
 # would send `import hopsim` to the working tree.
 BOOT = ("import sys; sys.meta_path[:] = [f for f in sys.meta_path "
@@ -51,7 +55,7 @@ def snapshot(into: Path) -> tuple[Path, Path]:
         shutil.copytree(tree / sub, package / sub, dirs_exist_ok=True)
     engine = Path(importlib.import_module("hopsim._engine").__file__)
     shutil.copy2(engine, package / engine.name)
-    for extra in ("bin", "calibration/hopbench/hopbench"):
+    for extra in ("bin", "live/hopbench/hopbench"):
         src = engine.parent / extra
         if src.is_dir():
             shutil.copytree(src, package / extra, dirs_exist_ok=True)
