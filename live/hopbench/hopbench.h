@@ -1,8 +1,9 @@
 /* hopbench: hopsim's workloads as one real MPI program (docs/live.md).
  *
  * It measures and prints raw integers and times only; every statistic (modes, means,
- * cut-offs, IMB's t_min/t_max/t_avg) is computed by hopsim.calibration.live_stats, so a
- * live run and its text outputs have one definition of each figure. */
+ * cut-offs, IMB's t_min/t_max/t_avg) is computed by hopsim.live.result, the round-trip
+ * ones by the engine's own statistics, so a live run and a simulated one have one
+ * definition of each figure. */
 #ifndef HOPBENCH_H
 #define HOPBENCH_H
 
