@@ -2,6 +2,7 @@
 // JSON result out as a dict. Validation and defaults live in hopsim.api/platforms.
 #include "engine.hpp"
 #include "placement.hpp"
+#include "python_tick.hpp"
 #include "spec.hpp"
 #include "statistics.hpp"
 
@@ -9,7 +10,6 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
-#include <chrono>
 #include <stdexcept>
 
 namespace py = pybind11;
@@ -197,40 +197,18 @@ WorkloadSpec workload_from(const py::dict& d)
   return w;
 }
 
-// Thrown from the interrupt check with the Python error (KeyboardInterrupt, or whatever
-// a signal handler raised) set; turned back into that error once the GIL is held.
-struct PythonSignal {};
-
 py::object simulate(const py::dict& platform, const py::dict& workload, const py::object& progress)
 {
   PlatformSpec p = platform_from(platform);
   WorkloadSpec w = workload_from(workload);
   std::string json;
-  // progress(fraction) is called at most every kProgressSeconds (and once at the end):
-  // the engine's 50 ms wake-ups would redraw a bar faster than anyone reads it.
-  constexpr double kProgressSeconds = 0.2;
-  auto last = std::chrono::steady_clock::now();
   try {
-    // The GIL is released while the child runs, and taken back briefly every 50 ms to
-    // run Python's signal handlers: Ctrl-C stops the run at once, not after it.
+    // The GIL is released while the child runs; the tick takes it back briefly at each
+    // wake-up (python_tick.hpp): Ctrl-C stops the run at once, not after it.
     py::gil_scoped_release release;
-    json = hopsim::simulate(p, w, [&](double fraction) {
-      py::gil_scoped_acquire gil;
-      if (PyErr_CheckSignals() != 0)
-        throw PythonSignal{};
-      auto now = std::chrono::steady_clock::now();
-      if (progress.is_none() || std::chrono::duration<double>(now - last).count() < kProgressSeconds)
-        return;
-      last = now;
-      try {
-        progress(fraction);
-      } catch (py::error_already_set& e) {
-        e.restore();  // raised again below, once the child is gone
-        throw PythonSignal{};
-      }
-    });
-  } catch (const PythonSignal&) {
-    throw py::error_already_set();
+    json = hopsim::simulate(p, w, hopsim::PythonTick(progress));
+  } catch (const hopsim::PythonRaised&) {
+    throw py::error_already_set();  // raised again here, once the child is gone
   }
   if (not progress.is_none())
     progress(1.0);

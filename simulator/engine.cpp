@@ -323,7 +323,7 @@ std::string simulate(const PlatformSpec& platform, const WorkloadSpec& workload,
     for (;;) {
       // Wake at least every 50 ms, so that an interrupt is handled while the child runs.
       struct pollfd pfd {fds[0], POLLIN, 0};
-      int ready = poll(&pfd, 1, 50);
+      int ready = poll(&pfd, 1, kProgressPollMs);
       if (tick)
         tick(progress.fraction());  // may throw: the child is killed below
       if (ready <= 0)

@@ -4,6 +4,9 @@
 // Each family lives in simulator/overlays/<family>.cpp; the rules are in docs/overlays.md.
 #pragma once
 
+#include "progress.hpp"
+
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -103,10 +106,23 @@ struct RouteStats {
   std::vector<int64_t> relays;             // relay events per rank
   std::vector<int64_t> out_degree_counts;  // index = out-degree
 };
-// tick, if given, is called with the fraction of the pairs done after each source (or
-// destination) rank, and may throw to abandon the walk.
+// progress, if given, holds the fraction of the pairs walked (progress.hpp), stored after
+// each source (or destination) rank; stop, if given, is read at the same points and
+// abandons the walk with WalkStopped once set.
+class WalkStopped : public std::runtime_error {
+public:
+  WalkStopped() : std::runtime_error("route walk stopped") {}
+};
 RouteStats route_statistics(const Overlay& overlay, bool shared_counters = false,
-                            const std::function<void(double)>& tick = {});
+                            ProgressCounter* progress = nullptr, const std::atomic<bool>* stop = nullptr);
+
+// route_statistics in a worker thread that only stores its fraction done, as simulate()
+// runs its child: the calling thread wakes every kProgressPollMs and calls tick(fraction)
+// (0 to 1; once more after the walk, with 1), so tick runs on the caller's thread only.
+// tick may throw to abandon the walk: the worker stops at its next rank and is joined
+// before the exception leaves. Errors of the walk itself leave as they were thrown.
+RouteStats route_statistics_polled(const Overlay& overlay, bool shared_counters,
+                                   const std::function<void(double)>& tick);
 
 // The route s, ..., d (both included; s == d gives {s}), computed on `overlay` (so it
 // moves its counters).

@@ -3,10 +3,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <chrono>
 #include <optional>
 
 #include "overlay.hpp"
+#include "python_tick.hpp"
 
 namespace py = pybind11;
 using namespace pybind11::literals;
@@ -14,30 +14,16 @@ using namespace pybind11::literals;
 namespace hopsim {
 namespace {
 
-// Thrown through the walk when progress() raised; its Python error is restored.
-struct ProgressRaised {};
-
 py::dict statistics_dict(const Overlay& o, bool shared_counters, const py::object& progress) {
   RouteStats st;
-  // progress(fraction) at most every 0.2 s: the GIL is taken only then, not per rank.
-  auto last = std::chrono::steady_clock::now();
-  auto tick = [&](double fraction) {
-    auto now = std::chrono::steady_clock::now();
-    if (std::chrono::duration<double>(now - last).count() < 0.2) return;
-    last = now;
-    py::gil_scoped_acquire gil;
-    try {
-      progress(fraction);
-    } catch (py::error_already_set& e) {
-      e.restore();
-      throw ProgressRaised{};
-    }
-  };
   try {
-    py::gil_scoped_release unlocked;  // seconds at thousands of ranks
-    st = progress.is_none() ? route_statistics(o, shared_counters)
-                            : route_statistics(o, shared_counters, tick);
-  } catch (const ProgressRaised&) {
+    // Seconds at thousands of ranks: the walk runs in the engine's worker thread, this
+    // thread waits without the GIL and takes it back briefly at each wake-up
+    // (python_tick.hpp), so Ctrl-C stops the walk at once and progress is called here,
+    // never from the worker.
+    py::gil_scoped_release unlocked;
+    st = route_statistics_polled(o, shared_counters, PythonTick(progress));
+  } catch (const PythonRaised&) {
     throw py::error_already_set();
   }
   if (not progress.is_none()) progress(1.0);

@@ -9,6 +9,7 @@ import struct
 import subprocess
 import sys
 import termios
+import threading
 import time
 
 import pytest
@@ -22,6 +23,8 @@ SHORT = ["simulate", "--platform", "two-nodes", "--workload", "pingpong", "--ran
 LONG = ["simulate", "--platform", "two-nodes", "--nodes", "4096", "--workload", "roundtrip",
         "--ranks", "4096", "--exchanges", "5000"]
 ROUTES = ["topology", "debruijn", "--ranks", "1024"]
+# 16384^2 routes: seconds on an idle machine, tens under load; interrupted, never finished.
+LONG_ROUTES = ["topology", "debruijn", "--ranks", "16384"]
 
 
 def _controlling_terminal():
@@ -30,10 +33,11 @@ def _controlling_terminal():
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
-def on_terminal(args, delay=None, interrupt_when=None, timeout=120):
+def on_terminal(args, delay=None, interrupt_when=None, timeout=120, with_group=False):
     """hopsim args with stdin and stderr on a new pseudo-terminal and stdout a pipe.
-    Returns (what the terminal showed, stdout, exit status). interrupt_when: a text whose
-    appearance on the terminal makes us type ^C."""
+    Returns (what the terminal showed, stdout, exit status), and with_group hopsim's
+    process group. interrupt_when: a text whose appearance on the terminal makes us
+    type ^C."""
     master, slave = pty.openpty()
     # 24 rows of 120 columns, as a terminal window has (a new pty has none: tqdm then
     # fits its bar into 0 columns and draws nothing)
@@ -65,6 +69,8 @@ def on_terminal(args, delay=None, interrupt_when=None, timeout=120):
     stdout = proc.stdout.read().decode()
     status = proc.wait(timeout=60)
     os.close(master)
+    if with_group:
+        return shown.decode(errors="replace"), stdout, status, proc.pid
     return shown.decode(errors="replace"), stdout, status
 
 
@@ -95,6 +101,37 @@ def test_a_short_run_shows_no_bar():
     assert status == 0
     assert shown == "", shown
     assert stdout.startswith("# OSU MPI Latency Test")
+
+
+def test_topology_draws_the_route_walk_on_a_terminal_only():
+    shown, stdout, status = on_terminal(ROUTES, delay=0)
+    assert status == 0, shown
+    assert "routes: 100%|" in shown, shown
+    piped = through_pipes(ROUTES, delay=0)
+    assert piped.returncode == 0 and piped.stderr == ""
+    assert stdout == piped.stdout and stdout.startswith("de Bruijn B(2, 10): 1024 ranks")
+
+
+def test_ctrl_c_on_the_terminal_during_a_long_route_walk(tmp_path):
+    # The bar is up, so the engine's worker is walking; ^C must end it from the main
+    # thread: no "terminate called" (a worker calling into a finalising interpreter),
+    # no abort, no Ray file, nothing left in the process group.
+    out = tmp_path / "ray"
+    shown, stdout, status, group = on_terminal(LONG_ROUTES + ["--out", str(out)], delay=0,
+                                               interrupt_when="routes:", with_group=True)
+    assert status == 130, shown
+    assert shown.rstrip().endswith("hopsim: interrupted"), shown
+    assert "terminate" not in shown and "Abort" not in shown and "Traceback" not in shown
+    assert stdout == "" and not out.exists()
+    with pytest.raises(ProcessLookupError):
+        os.killpg(group, 0)
+
+
+def test_route_walk_progress_is_called_on_the_callers_thread():
+    overlay = topologies.build_overlay("complete", 2048)
+    threads = set()
+    topologies.route_statistics(overlay, progress=lambda f: threads.add(threading.get_ident()))
+    assert threads == {threading.get_ident()}
 
 
 def test_ctrl_c_on_the_terminal_during_a_long_simulate():

@@ -72,10 +72,13 @@ def run(args: argparse.Namespace) -> int:
         overlay = _interruptible(build_overlay, family, ranks, degree, args.seed)
     except OverlayError as e:
         raise InputError(str(e)) from None
-    # No progress bar here: the engine's walk calling back into Python from the worker
-    # thread ended in std::terminate when Ctrl-C shut the interpreter down under it
-    # (tests/test_terminal.py); simulate's bar is read from a shared page instead.
-    stats = _interruptible(route_statistics, overlay)
+    # On this (the main) thread: the engine walks in its own worker, which only stores
+    # the fraction done, and wakes this thread every 50 ms to run Python's signal
+    # handlers and draw the bar, as simulate does with its child (docs/hardening.md).
+    from ..progress import bar
+
+    with bar("routes") as tick:
+        stats = route_statistics(overlay, tick)
 
     notes = _write_outputs(outputs, overlay, stats, out, ray, plot)
     if args.json:
@@ -89,10 +92,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _interruptible(fn, *args):
     """fn(*args) in a worker thread, so that Ctrl-C reaches the main thread at once: the
-    engine releases the GIL while it builds an overlay or walks its n^2 routes (seconds to
-    minutes at 16384 ranks), and Python delivers KeyboardInterrupt only to the main thread
-    between bytecodes. Nothing has been written yet when these run; the abandoned worker
-    ends with the process."""
+    engine releases the GIL while it builds an overlay (minutes for the random family at
+    16384 ranks), and Python delivers KeyboardInterrupt only to the main thread between
+    bytecodes. Nothing has been written yet when this runs; the abandoned worker ends
+    with the process. (The route walk needs none of this: its binding waits on the main
+    thread and handles signals itself.)"""
     outcome = {}
 
     def work():

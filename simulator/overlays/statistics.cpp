@@ -2,6 +2,8 @@
 #include "common.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <future>
 #include <stdexcept>
 
 namespace hopsim {
@@ -12,9 +14,22 @@ void add_count(std::vector<int64_t>& counts, size_t index, int64_t amount = 1) {
   counts[index] += amount;
 }
 
+// After each source (or destination) rank: the fraction done for whoever waits, and the
+// point where a stop request is honoured (a rank costs at most milliseconds at 16384).
+struct RankDone {
+  ProgressCounter* progress;
+  const std::atomic<bool>* stop;
+  int n;
+  void operator()(int ranks_done) const {
+    if (progress != nullptr)
+      progress->store(static_cast<int64_t>(kProgressScale * ranks_done / n), std::memory_order_relaxed);
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) throw WalkStopped();
+  }
+};
+
 // Every pair walked hop by hop, s ascending then d ascending: needed when next hops move
 // load counters (their order matters) or depend on the origin.
-void walk_all_pairs(Overlay& walker, RouteStats& st, const std::function<void(double)>& tick) {
+void walk_all_pairs(Overlay& walker, RouteStats& st, const RankDone& done) {
   const int n = walker.size();
   for (int s = 0; s < n; ++s) {
     for (int d = 0; d < n; ++d) {
@@ -26,14 +41,14 @@ void walk_all_pairs(Overlay& walker, RouteStats& st, const std::function<void(do
       }
       add_count(st.route_lengths, hops);
     }
-    if (tick) tick(static_cast<double>(s + 1) / n);
+    done(s + 1);
   }
 }
 
 // The routes towards d form a tree whose parent links are the next hops: the size of the
 // subtree under a rank counts the routes through it, so each destination costs n next
 // hops instead of n routes.
-void count_destination_trees(Overlay& walker, RouteStats& st, const std::function<void(double)>& tick) {
+void count_destination_trees(Overlay& walker, RouteStats& st, const RankDone& done) {
   const int n = walker.size();
   std::vector<int> parent(n), child_start(n + 1), children(n), order(n), hops(n);
   std::vector<int64_t> through(n);
@@ -64,7 +79,7 @@ void count_destination_trees(Overlay& walker, RouteStats& st, const std::functio
       through[parent[v]] += through[v];
       add_count(st.route_lengths, hops[v]);
     }
-    if (tick) tick(static_cast<double>(d + 1) / n);
+    done(d + 1);
   }
 }
 
@@ -91,7 +106,8 @@ std::vector<int> route(Overlay& overlay, int s, int d) {
   return path;
 }
 
-RouteStats route_statistics(const Overlay& overlay, bool shared_counters, const std::function<void(double)>& tick) {
+RouteStats route_statistics(const Overlay& overlay, bool shared_counters, ProgressCounter* progress,
+                            const std::atomic<bool>* stop) {
   const int n = overlay.size();
   RouteStats st;
   st.relays.assign(n, 0);
@@ -102,16 +118,39 @@ RouteStats route_statistics(const Overlay& overlay, bool shared_counters, const 
   }
   add_count(st.route_lengths, 0, n);
   std::unique_ptr<Overlay> walker = shared_counters ? overlay.fresh_with_shared_counters() : overlay.fresh();
+  const RankDone done{progress, stop, n};
   if (walker->has_load_counters() || walker->routes_depend_on_origin())
-    walk_all_pairs(*walker, st, tick);
+    walk_all_pairs(*walker, st, done);
   else
-    count_destination_trees(*walker, st, tick);
+    count_destination_trees(*walker, st, done);
   const std::vector<int64_t>& lengths = st.route_lengths;
   st.diameter = static_cast<int>(lengths.size()) - 1;
   int64_t total = 0;
   for (size_t h = 0; h < lengths.size(); ++h) total += static_cast<int64_t>(h) * lengths[h];
   st.mean_hops = n > 1 ? static_cast<double>(total) / (static_cast<double>(n) * (n - 1)) : 0.0;
   return st;
+}
+
+RouteStats route_statistics_polled(const Overlay& overlay, bool shared_counters,
+                                   const std::function<void(double)>& tick) {
+  ProgressCounter progress{0};
+  std::atomic<bool> stop{false};
+  // std::async's future joins the worker in its destructor, however this function leaves.
+  std::future<RouteStats> walk = std::async(std::launch::async, [&] {
+    return route_statistics(overlay, shared_counters, &progress, &stop);
+  });
+  auto fraction = [&] { return static_cast<double>(progress.load(std::memory_order_relaxed)) / kProgressScale; };
+  try {
+    while (walk.wait_for(std::chrono::milliseconds(kProgressPollMs)) != std::future_status::ready)
+      if (tick) tick(fraction());
+    // The end reported, and an interrupt that came as the walk ended still wins.
+    if (tick) tick(fraction());
+  } catch (...) {
+    stop.store(true, std::memory_order_relaxed);
+    walk.wait();
+    throw;
+  }
+  return walk.get();
 }
 
 }  // namespace hopsim

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <numeric>
 #include <cmath>
@@ -15,6 +17,7 @@
 #include <queue>
 #include <set>
 #include <string>
+#include <thread>
 
 using namespace hopsim;
 
@@ -467,4 +470,96 @@ TEST(RayRandom, RoutesDependOnTheSourceAndAreShortest) {
   for (int u = 0; u < 64; ++u) arcs += static_cast<int64_t>(o->out_neighbors(u).size());
   EXPECT_EQ(arcs, 2 * (64 * 6 / 2));
   EXPECT_NE(error_of("ray-random", 5000).find("at most 4096"), std::string::npos);
+}
+
+// The walk's progress and stop (overlay.hpp, progress.hpp): what hopsim topology's bar
+// reads and what Ctrl-C sets.
+namespace {
+
+// A one-way ring whose next hops count themselves: the walk's work made visible.
+// has_load_counters makes route_statistics walk every pair hop by hop.
+class CountingRing : public Overlay {
+public:
+  CountingRing(int n, std::shared_ptr<std::atomic<int64_t>> hops) : n_(n), hops_(std::move(hops)) {}
+  std::string family() const override { return "ring"; }
+  int size() const override { return n_; }
+  int degree() const override { return 1; }
+  int digits() const override { return 1; }
+  std::vector<int> out_neighbors(int rank) const override { return {(rank + 1) % n_}; }
+  std::vector<int> in_neighbors(int rank) const override { return {(rank + n_ - 1) % n_}; }
+  int next_hop(int, int cur, int) override {
+    hops_->fetch_add(1, std::memory_order_relaxed);
+    return (cur + 1) % n_;
+  }
+  std::unique_ptr<Overlay> fresh() const override { return std::make_unique<CountingRing>(n_, hops_); }
+  bool has_load_counters() const override { return true; }
+  std::string label() const override { return "ring"; }
+
+private:
+  int n_;
+  std::shared_ptr<std::atomic<int64_t>> hops_;
+};
+
+}  // namespace
+
+TEST(WalkProgress, TheCounterHoldsTheFractionOfRanksDone) {
+  // debruijn walks destination trees, polytope (load counters) every pair: both report.
+  for (const char* family : {"debruijn", "polytope"}) {
+    SCOPED_TRACE(family);
+    auto o = make_overlay(family, 16, 2, 1);
+    ProgressCounter progress{-1};
+    RouteStats reported = route_statistics(*o, false, &progress);
+    EXPECT_EQ(progress.load(), 1000000);  // all 16 ranks: the fraction 1 in millionths
+    RouteStats plain = route_statistics(*o);
+    EXPECT_EQ(reported.route_lengths, plain.route_lengths);
+    EXPECT_EQ(reported.relays, plain.relays);
+    // A stop already requested: the walk ends after its first rank, 1/16 = 62500 millionths.
+    std::atomic<bool> stop{true};
+    EXPECT_THROW(route_statistics(*o, false, &progress, &stop), WalkStopped);
+    EXPECT_EQ(progress.load(), 62500);
+  }
+  auto ring = CountingRing(16, std::make_shared<std::atomic<int64_t>>(0));
+  RouteStats st = route_statistics(ring);
+  // A one-way ring of 16: every distance 1..15 from each source, 15 * 16 / 2 = 120 hops
+  // per source, so 120 * 16 / 240 = 8 hops on average.
+  EXPECT_DOUBLE_EQ(st.mean_hops, 8.0);
+}
+
+TEST(WalkProgress, PolledTicksRunOnTheCallersThreadAndEndAtOne) {
+  auto o = make_overlay("debruijn", 4096, 2, 1);
+  std::vector<double> seen;
+  std::set<std::thread::id> threads;
+  RouteStats polled = route_statistics_polled(*o, false, [&](double fraction) {
+    seen.push_back(fraction);
+    threads.insert(std::this_thread::get_id());
+  });
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back(), 1.0);
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_GE(seen.front(), 0.0);
+  EXPECT_EQ(threads, std::set<std::thread::id>{std::this_thread::get_id()});
+  RouteStats plain = route_statistics(*o);
+  EXPECT_EQ(polled.route_lengths, plain.route_lengths);
+  EXPECT_EQ(polled.relays, plain.relays);
+  EXPECT_EQ(polled.mean_hops, plain.mean_hops);
+}
+
+TEST(WalkProgress, ATickThatThrowsStopsTheWorkerAndLeavesWithItsOwnError) {
+  // A ring of 1024 walks 1024 * (1023 * 1024 / 2) = 536,346,624 hops in all (seconds);
+  // the first tick (50 ms in) throws.
+  auto hops = std::make_shared<std::atomic<int64_t>>(0);
+  CountingRing ring(1024, hops);
+  int ticks = 0;
+  EXPECT_THROW(route_statistics_polled(ring, false,
+                                       [&](double) {
+                                         ++ticks;
+                                         throw std::domain_error("interrupted");
+                                       }),
+               std::domain_error);
+  EXPECT_EQ(ticks, 1);
+  const int64_t walked = hops->load();
+  EXPECT_LT(walked, int64_t{536346624});  // stopped, not run to its end
+  // Joined before the error left: nothing walks any more.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(hops->load(), walked);
 }
