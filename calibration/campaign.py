@@ -101,8 +101,9 @@ def probes(hosts: int, trials: int = TRIALS) -> list[Probe]:
         # permutation (rank r sends s to r+k, receives s from r-k). A step moves s in and
         # s out of every node, H s over the machine: a per-node limiter D takes 2s/D per
         # step, a backbone B takes H s/B. exchange-2x1 moves 2s each way per node, 4s over
-        # the machine: 4s/D and 4s/B, so there D = B; here the backbone is H/2 times the
-        # limiter's step (4 hosts: twice; 2 hosts: the same, hence not added there).
+        # the machine: 4s/D or 4s/B, one fitted rate either way; here a backbone of that
+        # rate takes H/2 times the limiter's step (4 hosts: twice; 3: 1.5 times; 2: the
+        # same, hence not added there). tests/test_campaign.py checks these by hand.
         out.append(Probe(f"alltoall-pairwise-{hosts}x1", "alltoall", hosts, 1, "imb",
                          coll("alltoall", "pairwise"),
                          shows="every host's link loaded at once, both ways: a shared "
