@@ -1,6 +1,7 @@
 """calibrate --live --campaign (calibration/campaign.py): the probes, the flags' refusals,
 and the campaign's identification checked on the engine's own outputs: every probe
 simulated on a platform with known parameters, fitted back by calibrate's joint fit."""
+import dataclasses
 import json
 import math
 import os
@@ -52,6 +53,17 @@ def test_the_probes_on_four_and_two_hosts():
     # On two hosts the fan-out needs two ranks per host (two connections leave the root's host).
     two = {p.name: p for p in campaign.probes(2)}
     assert (two["bcast-linear-2x2"].ranks, two["bcast-linear-2x2"].ranks_per_node) == (4, 2)
+    # Every host's link at once: pairwise Alltoall at one rank per host on 3+ hosts only
+    # (on 2 a limiter and a backbone carry the same bytes: exchange-2x1 says why).
+    a = four["alltoall-pairwise-4x1"]
+    assert (a.ranks, a.ranks_per_node, a.tool, a.params["algorithm"]) == (4, 1, "imb", "pairwise")
+    assert max(a.params["sizes"]) == 2**19 and 0 not in a.params["sizes"]
+    three = {p.name: p for p in campaign.probes(3)}
+    assert (three["alltoall-pairwise-3x1"].ranks, len(three)) == (3, 10)
+    assert len(four) == 10 and len(two) == 9
+    assert not any(n.startswith("alltoall") for n in two)
+    assert "needs 3 or more" in two["exchange-2x1"].shows
+    assert "needs 3 or more" not in four["exchange-2x1"].shows
     for hosts in (1, 5):
         with pytest.raises(InputError, match="2 to 4 hosts"):
             campaign.probes(hosts)
@@ -114,6 +126,76 @@ def test_the_fan_out_probe_tells_pacing_per_connection_from_the_link(tmp_path):
     assert link.bic - conn.bic > BIC_MARGIN               # decided with the fan-out
     assert conn.platform.pacing_gbps == pytest.approx(0.4, rel=0.02)
     assert conn.median_abs_error_pct() < 1.0 < link.median_abs_error_pct()
+
+
+# Shared capacity's two forms on a plain network: 20 us, 1 Gbit/s each way (R = 125 B/us),
+# and 1.4 Gbit/s (175 B/us) shared by a node's in + out bytes (limiter) or by all the
+# machine's node-to-node bytes (backbone).
+PLAIN = Platform(name="plain", nodes=4, cores=1, latency_us=20.0, bandwidth_gbps=1.0)
+SHARED = {"backbone": PLAIN.replace(name="backboned", backbone_gbps=1.4),
+          "per-node limiter": PLAIN.replace(name="limited", limiter_gbps=1.4)}
+
+
+def _alltoall_us(truth, hosts, tmp_path):
+    # The all-hosts probe at 512 KiB only, on `hosts` hosts (2: the 3-host probe on 2 ranks).
+    probe = next(p for p in campaign.probes(max(hosts, 3)) if p.name.startswith("alltoall"))
+    probe = dataclasses.replace(probe, name=f"a{hosts}-{truth.name}", ranks=hosts,
+                                params={**probe.params, "sizes": [2**19], "repetitions": 2})
+    f, = campaign.simulate([probe], truth.replace(nodes=4), tmp_path)
+    row, = json.loads(open(f).read())["results"]["rows"]
+    return row["t_avg_us"]
+
+
+def test_the_all_hosts_probe_loads_a_backbone_hosts_over_2_times_a_limiter(tmp_path):
+    # Pairwise Alltoall, s = 524288 B per destination, H-1 steps; each step every node
+    # sends s and receives s (a permutation). By hand, per step:
+    #   no sharing:  L + s/R  = 20 + 524288/125   = 4214.304 us
+    #   limiter:     L + 2s/D = 20 + 1048576/175  = 6011.863 us  (any H)
+    #   backbone:    L + Hs/B = 20 + H 524288/175 = 6011.863 (H=2), 9007.794 (H=3),
+    #                                               12003.726 us (H=4)
+    # so on 2 hosts the forms coincide, on 3 the backbone is 1.5 times, on 4 twice.
+    none, lim, bb = PLAIN, SHARED["per-node limiter"], SHARED["backbone"]
+    assert _alltoall_us(none, 4, tmp_path) == pytest.approx(3 * 4214.304, rel=1e-4)
+    assert _alltoall_us(lim, 2, tmp_path) == pytest.approx(6011.863, rel=1e-4)
+    assert _alltoall_us(bb, 2, tmp_path) == pytest.approx(6011.863, rel=1e-4)
+    assert _alltoall_us(lim, 3, tmp_path) == pytest.approx(2 * 6011.863, rel=1e-4)
+    assert _alltoall_us(bb, 3, tmp_path) == pytest.approx(2 * 9007.794, rel=1e-4)
+    assert _alltoall_us(lim, 4, tmp_path) == pytest.approx(3 * 6011.863, rel=1e-4)
+    assert _alltoall_us(bb, 4, tmp_path) == pytest.approx(3 * 12003.726, rel=1e-4)
+
+
+@pytest.fixture(scope="module")
+def shared_files(tmp_path_factory):
+    names = ("pingpong-2x1-t1", "exchange-2x1", "alltoall-pairwise-4x1")
+    plan = [p for p in campaign.probes(4) if p.name in names]
+    return {form: campaign.simulate(plan, truth, tmp_path_factory.mktemp(truth.name))
+            for form, truth in SHARED.items()}
+
+
+def _capacity_line(files):
+    r = calibrate_files(files, nodes=4, joint=True, cap=CAP)
+    return next(l.strip() for l in r.text.splitlines() if l.strip().startswith("shared capacity:")), r
+
+
+@pytest.mark.parametrize("form, field, other", [("backbone", "backbone_gbps", "limiter_gbps"),
+                                                ("per-node limiter", "limiter_gbps", "backbone_gbps")])
+def test_the_all_hosts_probe_decides_the_shared_capacitys_form(shared_files, form, field, other):
+    # The ping-pong, the 2-host exchange and the 4-host pairwise Alltoall of the campaign,
+    # fitted by calibrate: a shared capacity, its form the one the engine ran, at 1.4 Gbit/s.
+    line, r = _capacity_line(shared_files[form])
+    assert line.endswith(f": {form}") and "undecided" not in line, line
+    p = r.fit.platform
+    assert getattr(p, field) == pytest.approx(1.4, rel=0.02) and getattr(p, other) == 0
+
+
+def test_without_the_all_hosts_probe_the_form_stays_undecided(shared_files):
+    # The same truth's 2-host probes only (the 2-host campaign): the capacity is found,
+    # its form is not (every byte crosses both nodes' limiters and the backbone alike).
+    two = [f for f in shared_files["backbone"] if "alltoall" not in f]
+    line, r = _capacity_line(two)
+    assert "per-node limiter or backbone: undecided" in line and "runs on 2 nodes" in line, line
+    assert r.fit.platform.limiter_gbps == pytest.approx(1.4, rel=0.02)
+    assert r.fit.platform.backbone_gbps == 0
 
 
 def test_messages_converging_on_one_host_separate_the_nic_cost_from_the_latency(paced_files):
