@@ -1,5 +1,6 @@
 """calibrate: fits recover known platforms from hopsim's own outputs (closed forms known),
 the per-size segments find jumps and slope changes, and the CLI writes every file."""
+import io
 import math
 import subprocess
 import sys
@@ -366,3 +367,39 @@ def test_noise_is_fitted_from_repeated_trials_and_reproduces_their_spread(tmp_pa
     spread = lambda v: statistics.quantiles(v, n=4)[2] - statistics.quantiles(v, n=4)[0]
     assert spread(sim) == pytest.approx(spread(measured), rel=0.6)
     assert fitted["noise.sigma"] > 0.2
+
+
+def test_the_live_ping_pong_sizes_are_powers_of_two_and_their_midpoints():
+    # 0, 64 and 1 KiB (latency-bound), then 2^k from 4 KiB to 1 MiB with 3 x 2^(k-1)
+    # between each two: 4096, 6144, 8192, 12288, ... 786432, 1048576.
+    from hopsim.calibration.cli import LIVE_SIZES
+
+    octaves = [4096 * 2**i for i in range(9)]
+    midpoints = [6144 * 2**i for i in range(8)]
+    assert LIVE_SIZES == [0, 64, 1024] + sorted(octaves + midpoints)
+    assert LIVE_SIZES[-1] == 1048576 and len(LIVE_SIZES) == 20
+
+
+@pytest.mark.parametrize("tool, iterations, expected", [
+    ("hopbench", None, {"iterations": 100}), ("hopbench", 7, {"iterations": 7}),
+    ("netpipe", None, {"sizes": [1048576]}),
+    ("netpipe", 7, "--iterations: NetPIPE chooses its own repetitions")])
+def test_live_ping_pong_parameters_per_tool(tmp_path, monkeypatch, tool, iterations, expected):
+    # The live run itself is replaced: what calibrate --live would ask of it is checked.
+    import argparse
+
+    from hopsim.calibration import cli as calibration_cli, live
+
+    asked = []
+    monkeypatch.setattr(live, "run_live", lambda *a, **kw: asked.append(kw))
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    args = argparse.Namespace(sizes=None, tool=tool, iterations=iterations, emulate_cluster=None,
+                              link_rate=None, burst=None, hostfile=None)
+    if isinstance(expected, str):
+        with pytest.raises(InputError, match=expected):
+            calibration_cli.measure_live(args, tmp_path / "p.toml")
+        assert asked == []
+        return
+    raw = calibration_cli.measure_live(args, tmp_path / "p.toml")
+    assert raw.endswith("np.out" if tool == "netpipe" else "result.json")
+    assert asked[0]["tool"] == tool and all(asked[0][k] == v for k, v in expected.items())
