@@ -289,3 +289,16 @@ def test_next_hop_takes_the_messages_origin():
             differs += any(ov.next_hop(c, d) != n for c, n in zip(route[1:-1], route[2:]))
     assert differs > 0  # a relay's own route to d is not always the rest of s's route
     assert not topo.build_overlay("debruijn", 16).routes_depend_on_origin
+
+
+def test_the_summary_of_b_2_2_worked_out_by_hand():
+    # B(2, 2): 4 words, 2 out-arcs each = 8 arcs (00 and 11 loop on themselves); the
+    # complete graph on 4 ranks has 4 x 3 = 12. Connection lists (in-neighbours and
+    # itself): 00 and 11 hold 2, 01 and 10 hold 3, a mean of 2.5.
+    p = subprocess.run([sys.executable, "-m", "hopsim", "topology", "debruijn", "--ranks", "4",
+                        "--degree", "2"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "de Bruijn B(2, 2): 4 ranks"
+    assert lines[2] == "  arcs                  8 (self-loops included; a complete graph has 12)"
+    assert lines[4].startswith("  connections per rank  min 2, mean 2.50, max 3 ")
