@@ -2,6 +2,7 @@
 estimator in hopsim.calibration.fit shows (the noise's sigma, the per-byte host cost)."""
 import json
 import math
+import re
 
 import pytest
 
@@ -47,3 +48,45 @@ def test_per_byte_host_cost_is_paid_by_sender_and_receiver(tmp_path):
                         ranks_per_node=1)
     assert r.fit.platform.bandwidth_gbps == pytest.approx(1.0, rel=1e-3)
     assert r.fit.platform.latency_us == pytest.approx(20.0, rel=1e-3)
+
+
+def test_two_sizes_are_enough_for_a_line(tmp_path):
+    # t(0) = 20 us and t(10^6 B) = 20 + 8 x 10^6 / (1 Gbit/s = 1000 bit/us) = 8020 us: two
+    # sizes give exactly L = 20 us and B = 1 Gbit/s.
+    truth = Platform(name="truth", nodes=2, cores=1, latency_us=20.0, bandwidth_gbps=1.0)
+    path = tmp_path / "pp.json"
+    r = hopsim.simulate(truth, "pingpong", ranks=2, sizes=[0, 1000000], iterations=2)
+    assert [row["latency_us"] for row in r.results["rows"]] == pytest.approx([20.0, 8020.0])
+    path.write_text(r.to_json() + "\n")
+    p = calibrate_files([str(path)], ranks_per_node=1).fit.platform
+    assert p.latency_us == pytest.approx(20.0, rel=1e-4)
+    assert p.bandwidth_gbps == pytest.approx(1.0, rel=1e-4)
+
+
+def test_a_slope_under_a_tenth_of_the_time_is_no_rate():
+    from hopsim.calibration.fit import is_bandwidth
+    from hopsim.calibration.segments import Segment
+
+    # 20 us + 1 ns/B up to 1000 B: 1 us of serialisation in 21 us (under a tenth).
+    assert not is_bandwidth(Segment(0, 1000, 20.0, 0.001, 0.0, 4))
+    # The same up to 10^5 B: 100 us of 120 us.
+    assert is_bandwidth(Segment(0, 100000, 20.0, 0.001, 0.0, 4))
+
+
+def test_a_latency_solved_from_round_trips_reports_its_own_miss(tmp_path):
+    # Without a ping-pong the round trips set the latency (Brent's method over the
+    # engine); the provenance gives the simulated figure and its miss, under 1% (the
+    # round trips are whole microseconds, so the solve lands on a step near the target).
+    from hopsim.formats import latency_checker
+
+    truth = Platform(name="truth", nodes=4, cores=1, latency_us=20.0, bandwidth_gbps=1.0)
+    rt = hopsim.simulate(truth, "roundtrip", ranks=4, exchanges=200, destinations="shared",
+                         reception="any-source")
+    lc = tmp_path / "lc.txt"
+    lc.write_text(latency_checker(rt))
+    r = calibrate_files([str(lc)], base=truth.replace(latency_us=1.0), ranks_per_node=1)
+    # Near the truth's 20 us (the fit simulates fewer round trips than the file holds).
+    assert 19.0 < r.fit.platform.latency_us < 21.0
+    prov = r.fit.platform.provenance["network.latency_us"]
+    miss = re.search(r"; simulated \S+ us \(([-+][0-9.]+)%\)$", prov)
+    assert miss and abs(float(miss[1])) < 1.0, prov
