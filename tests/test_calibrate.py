@@ -337,14 +337,15 @@ def test_eager_threshold_is_recovered_from_the_rendezvous_jump(tmp_path):
     assert "network.bucket_gbps" not in fitted
 
 
-def test_nic_message_cost_is_recovered_from_an_exchange_at_two_ranks_per_node(tmp_path):
+@pytest.mark.parametrize("cost", [5.0, 0.4])  # 0.4: a cost under a microsecond is found too
+def test_nic_message_cost_is_recovered_from_an_exchange_at_two_ranks_per_node(tmp_path, cost):
     truth = Platform(name="t", nodes=4, cores=2, latency_us=20.0, bandwidth_gbps=1.0,
-                     nic_message_us=5.0)
+                     nic_message_us=cost)
     r, fitted = _fit(tmp_path, truth, [
         ("pingpong", dict(ranks=2, sizes=SIZES, iterations=5)),
         ("exchange", dict(ranks=8, ranks_per_node=2, sizes=[1024], repetitions=5))])
     # The ping-pong alone sees L + 2c; the exchange separates them.
-    assert fitted["network.nic_message_us"] == pytest.approx(5.0, rel=1e-3)
+    assert fitted["network.nic_message_us"] == pytest.approx(cost, rel=1e-3)
     assert fitted["network.latency_us"] == pytest.approx(20.0, rel=1e-3)
     assert r.fit.platform.cores == 2 and r.fit.platform.nodes == 4
 
