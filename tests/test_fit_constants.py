@@ -90,3 +90,21 @@ def test_a_latency_solved_from_round_trips_reports_its_own_miss(tmp_path):
     prov = r.fit.platform.provenance["network.latency_us"]
     miss = re.search(r"; simulated \S+ us \(([-+][0-9.]+)%\)$", prov)
     assert miss and abs(float(miss[1])) < 1.0, prov
+
+
+def test_below_a_protocol_break_with_no_rate_above_it_the_line_takes_every_smaller_size(tmp_path):
+    # 20 us, 400 Gbit/s (1024 B in 0.0205 us), rendezvous above 16 KiB (+40 us): above the
+    # break, 64 KiB adds 1.3 us to 61 us, no measurable rate, so L and B come from a line
+    # over the six sizes 0..16384 B below the break: 20 us and 400 Gbit/s.
+    truth = Platform(name="t", nodes=2, cores=1, latency_us=20.0, bandwidth_gbps=400.0,
+                     eager_threshold_bytes=16384)
+    r = hopsim.simulate(truth, "pingpong", ranks=2, iterations=2,
+                        sizes=[0, 1024, 2048, 4096, 8192, 16384, 24576, 32768, 49152, 65536])
+    path = tmp_path / "pp.json"
+    path.write_text(r.to_json() + "\n")
+    p = calibrate_files([str(path)], ranks_per_node=1).fit.platform
+    assert p.eager_threshold_bytes == 16384
+    assert p.latency_us == pytest.approx(20.0, rel=1e-3)
+    assert p.bandwidth_gbps == pytest.approx(400.0, rel=0.01)
+    assert "one line over the sizes up to 16384 B (below the modelled break)" in \
+        p.provenance["network.latency_us"] and "6 rows" in p.provenance["network.latency_us"]
