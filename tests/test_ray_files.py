@@ -80,3 +80,20 @@ def test_ray_standard_deviation_truncates_each_deviation():
     values = [0, 1, 2, 3]
     assert topo.statistics.ray_standard_deviation(values) == pytest.approx((2 / 4) ** 0.5)
     assert topo.statistics.ray_standard_deviation([4, 6]) == 1.0  # integer mean: the population SD
+
+
+def test_a_frequency_row_that_is_no_number_is_refused(tmp_path):
+    # Summary.txt's RouteLength table holds "<hops> <count>" rows and a "Total" row; a
+    # row whose first field is neither is a damaged file, not a row to skip.
+    from hopsim.topologies.rayfiles import read_summary
+
+    topo.write_ray_files(topo.build_overlay("debruijn", 4, 2), tmp_path)
+    good = read_summary(tmp_path / "Summary.txt")
+    # B(2, 2): 4 routes of a rank to itself, 6 pairs one hop apart, 6 two hops.
+    assert good["route_lengths"] == {0: 4, 1: 6, 2: 6}
+    text = (tmp_path / "Summary.txt").read_text()
+    assert "        2    6    37.5%\n" in text
+    (tmp_path / "Summary.txt").write_text(text.replace("        2    6    37.5%\n",
+                                                       "        two    6    37.5%\n"))
+    with pytest.raises(ValueError):
+        read_summary(tmp_path / "Summary.txt")
