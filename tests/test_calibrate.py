@@ -404,3 +404,11 @@ def test_live_ping_pong_parameters_per_tool(tmp_path, monkeypatch, tool, iterati
     raw = calibration_cli.measure_live(args, tmp_path / "p.toml")
     assert raw.endswith("np.out" if tool == "netpipe" else "result.json")
     assert asked[0]["tool"] == tool and all(asked[0][k] == v for k, v in expected.items())
+
+
+@pytest.mark.parametrize("target, centre", [(0.3, 0.3125), (0.4, 0.4375)])
+def test_bisection_returns_the_centre_of_its_last_bracket(target, centre):
+    # f(x) = x on [0, 1], xtol 0.2: scipy's bisect tries 0.5, 0.25, 0.375 and stops when
+    # its half-step (0.125) is under xtol, returning its last midpoint 0.375. The last
+    # bracket is [0.25, 0.375] for 0.3 (centre 0.3125) and [0.375, 0.5] for 0.4 (0.4375).
+    assert solve(lambda x: x, target, 0.0, 1.0, 0.2, "x", method="bisect") == centre
