@@ -2,6 +2,7 @@
 (tests/data/ray/README.md says how), byte for byte, for every family."""
 import gzip
 import hashlib
+import math
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,19 @@ def test_a_frequency_row_that_is_no_number_is_refused(tmp_path):
                                                        "        two    6    37.5%\n"))
     with pytest.raises(ValueError):
         read_summary(tmp_path / "Summary.txt")
+
+
+def test_ray_standard_deviation_wraps_as_c_ints_do():
+    # 0 and 100000: mean 50000, each square 2.5e9 overflows a 32-bit int to
+    # 2500000000 - 2^32 = -1794967296; the two summed in 64 bits unsigned give
+    # 2^64 - 3589934592, and the SD is the square root of half of that.
+    sd = topo.statistics.ray_standard_deviation([0, 100000])
+    assert sd == math.sqrt((2**64 - 3589934592) / 2)
+
+
+def test_progress_of_a_load_counted_overlay_is_split_between_its_two_walks():
+    # A polytope keeps RayPlatform's load counters: its routes are walked twice (its own
+    # statistics, then the shared table of Ray's files), each walk half of the bar.
+    seen = []
+    topo.route_statistics(topo.build_overlay("polytope", 16), progress=seen.append)
+    assert seen[0] == 0.5 and seen[-1] == 1.0 and seen == sorted(seen)
