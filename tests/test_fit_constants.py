@@ -108,3 +108,33 @@ def test_below_a_protocol_break_with_no_rate_above_it_the_line_takes_every_small
     assert p.bandwidth_gbps == pytest.approx(400.0, rel=0.01)
     assert "one line over the sizes up to 16384 B (below the modelled break)" in \
         p.provenance["network.latency_us"] and "6 rows" in p.provenance["network.latency_us"]
+
+
+def _paced_curve(sizes, b=None, r=None):
+    # One packet (up to 1024 B) at L + s/R, L = 20 us, R = 10 Gbit/s; above it paced at
+    # p = 0.1 Gbit/s (L + s/p); with a bucket of b bytes at r, L + (s - b)/r once slower.
+    out = []
+    for s in sizes:
+        t = 20.0 + 8e-3 * s / (10.0 if s <= 1024 else 0.1)
+        if b is not None and s > 1024:
+            t = max(t, 20.0 + 8e-3 * (s - b) / r)
+        out.append(t)
+    return out
+
+
+def test_the_pacing_fit_recovers_a_paced_curve_and_its_bucket():
+    from hopsim.calibration.fit_pacing import fit_pacing
+
+    sizes = [0, 64, 256, 1024, 4096, 8192, 16384, 32768, 65536, 131072]
+    fit, why = fit_pacing(sizes, _paced_curve(sizes))
+    assert why == "" and fit.bucket_gbps is None
+    assert (fit.latency_us, fit.line_gbps, fit.paced_gbps) == pytest.approx((20.0, 10.0, 0.1))
+    assert (fit.above_bytes, fit.first_paced) == (1024, 4096)
+    assert fit.lower == [0, 64, 256, 1024] and fit.upper == sizes[4:]
+    # A bucket of 100000 B at 0.05 Gbit/s: the paced line L + s/p meets L + (s - b)/r at
+    # s* = b / (1 - r/p) = 100000 / 0.5 = 200000 B.
+    sizes += [262144, 524288, 1048576]
+    fit, why = fit_pacing(sizes, _paced_curve(sizes, b=100000, r=0.05))
+    assert why == "" and fit.paced_gbps == pytest.approx(0.1)
+    assert fit.bucket_gbps == pytest.approx(0.05) and fit.burst_bytes == pytest.approx(100000)
+    assert fit.crossing == pytest.approx(200000)
