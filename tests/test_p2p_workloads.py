@@ -294,3 +294,19 @@ def test_live_latency_checker_results_are_read_by_its_parser():
     (case,) = cases
     assert case.workload == "roundtrip" and case.ranks == 4 and case.bytes == 4000
     assert case.measured_us == pytest.approx(45.718654)
+
+
+def test_imbs_pingpong_is_read_as_osu_latencys_rows():
+    # IMB PingPong's t[usec] is half the round trip, as osu_latency's latency; the rate
+    # is bytes over it in 10^6 B/s: 1 B in 70.60 us is 1 / 70.60 = 0.01416 MB/s (IMB
+    # prints 0.01).
+    from hopsim.calibration.live import _interpret
+    from hopsim.workload import make_workload
+
+    stdout = (DATA / "imb" / "IMB-MPI1-pingpong-timeout-np2-100mbit.txt").read_text()
+    work = make_workload("pingpong", 2)
+    _, out = _interpret("imb", stdout, {}, work, "live:localhost", work.parameters(), 1.0, {})
+    rows = {r["bytes"]: r for r in out["results"]["rows"]}
+    assert rows[1] == {"bytes": 1, "latency_us": 70.60,
+                       "bandwidth_mbytes_per_sec": pytest.approx(0.0141643, rel=1e-5)}
+    assert rows[0]["bandwidth_mbytes_per_sec"] == 0.0
