@@ -310,3 +310,30 @@ def test_imbs_pingpong_is_read_as_osu_latencys_rows():
     assert rows[1] == {"bytes": 1, "latency_us": 70.60,
                        "bandwidth_mbytes_per_sec": pytest.approx(0.0141643, rel=1e-5)}
     assert rows[0]["bandwidth_mbytes_per_sec"] == 0.0
+
+
+def test_netpipes_output_file_is_read_into_rows():
+    # NetPIPE writes its table to np.out, not stdout; read by the calibration parser, the
+    # live result holds one row per size it measured, in its order.
+    from hopsim.calibration.live import _interpret
+    from hopsim.workload import make_workload
+
+    raw = (DATA / "netpipe" / "np37-tcp.out").read_text()
+    expected = [m for m in parse_text(raw, "np.out", "netpipe") if m.workload == "pingpong"]
+    work = make_workload("pingpong", 2)
+    _, out = _interpret("netpipe", "", {"np.out": raw}, work, "live:localhost",
+                        work.parameters(), 1.0, {})
+    rows = out["results"]["rows"]
+    sizes = list(dict.fromkeys(m.size for m in expected))
+    assert [r["bytes"] for r in rows] == sizes and len(rows) > 10
+
+
+def test_a_tool_path_must_be_an_executable_file(tmp_path):
+    from hopsim.calibration.live import _find_tool
+
+    script = tmp_path / "osu_latency"
+    script.write_text("#!/bin/sh\n")
+    with pytest.raises(InputError, match="is not an executable file"):
+        _find_tool("osu", str(script), "pingpong")
+    script.chmod(0o755)
+    assert _find_tool("osu", str(script), "pingpong") == str(script.resolve())
