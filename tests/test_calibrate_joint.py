@@ -214,3 +214,11 @@ def test_the_joint_fit_takes_each_trials_delay_off_before_fitting(tmp_path):
     assert p.noise_scope == "run"
     assert p.latency_us == pytest.approx(20.0, abs=0.2)
     assert p.bandwidth_gbps == pytest.approx(2.0, rel=0.02)
+
+
+def test_a_free_value_at_zero_is_named_when_the_fit_refuses_it():
+    # The joint fit moves log-parameters: a free value of 0 cannot start; the message
+    # names it (pass_us is 0 by default, latency_us is not).
+    with pytest.raises(ValueError, match=r"must start above 0: \['pass_us'\]"):
+        fit_joint(Platform(name="z", nodes=2, cores=1, latency_us=1.0, bandwidth_gbps=1.0), [],
+                  ["latency_us", "pass_us"])
