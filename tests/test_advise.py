@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from hopsim.topologies.advise import TIE, candidates, recommend
+from hopsim.topologies.advise import TIE, advise, candidates, recommend, table
 
 
 def _hopsim(*args):
@@ -84,3 +84,41 @@ def test_advise_refuses_bad_input_in_one_line(args, needle):
     p = _hopsim("advise", "--platform", "qdr-ib", "--exchanges", "2", *args)
     assert p.returncode == 2 and p.stdout == ""
     assert needle in p.stderr and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
+
+
+# -- in process: each candidate's platform, the connection bound, the table ----------
+
+def test_each_candidate_runs_on_as_many_nodes_as_its_ranks_fill():
+    # two-nodes has 2 single-core nodes: at 1 rank per node a candidate of N ranks needs
+    # N nodes, and the platform is widened to them (8 for the 8-rank overlays; Kautz has
+    # no 8 and runs its nearest sizes, K(2, 2) = 4 + 2 = 6 and K(3, 2) = 9 + 3 = 12).
+    advice = advise("two-nodes", 8, ranks_per_node=1, exchanges=2)
+    nodes = {(r["label"], r["ranks"]): r["nodes"] for r in advice["candidates"]}
+    assert all(n == ranks for (_, ranks), n in nodes.items()), nodes
+    assert {6, 8, 12} <= {ranks for _, ranks in nodes}
+
+
+@pytest.fixture(scope="module")
+def advice16_bounded():
+    return advise("qdr-ib", 16, ranks_per_node=16, reception="round-robin", max_connections=3,
+                  exchanges=4)
+
+
+def test_a_candidate_at_exactly_the_connection_bound_is_kept_not_dropped(advice16_bounded):
+    # B(2, 4) holds at most 3 connections per rank (see above): a bound of 3 keeps it, and
+    # it is then the only exact candidate left, so it is recommended; B(4, 2) (up to 5)
+    # is dropped with its count.
+    kept = {r["label"] for r in advice16_bounded["candidates"]}
+    dropped = {d["label"]: d["reason"] for d in advice16_bounded["dropped"]}
+    assert "de Bruijn B(2, 4)" in kept and not kept & set(dropped), (kept, dropped)
+    assert advice16_bounded["recommendation"]["label"] == "de Bruijn B(2, 4)"
+    assert dropped["de Bruijn B(4, 2)"] == "up to 5 connections per rank, more than 3"
+
+
+def test_the_table_marks_the_recommendation_and_ends_its_last_line(advice16_bounded):
+    text = table(advice16_bounded)
+    lines = text.split("\n")
+    assert text.endswith(" per rank (the lowest mean round trip)\n") and lines[-1] == ""
+    marked = [l for l in lines if l.startswith("* ")]
+    assert len(marked) == 1 and marked[0].startswith("* de Bruijn B(2, 4) ")
+    assert lines[-2].startswith("recommended: de Bruijn B(2, 4): ")

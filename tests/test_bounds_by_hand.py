@@ -43,3 +43,67 @@ def test_memory_estimate_by_hand():
     assert (est(100, 100, "roundtrip", 1, overlay="random")
             == 32 * MiB + 100 * 20 * KiB + 100 * KiB + 200 * KiB + 2 * 100 * 100 + 32 * 100)
     assert est(4, 8, "exchange", transport="queue") == 32 * MiB + 4 * 64 + 8 * KiB + 256 * 32
+
+
+def test_pingping_keeps_a_send_and_a_receive_per_rank_in_flight():
+    # 2 ranks: 4 messages in flight at 1 KiB each (flow), beside 2 nodes and 2 ranks.
+    est = bounds.memory_estimate
+    assert est(2, 2, "pingping") == 32 * MiB + 2 * 20 * KiB + 2 * KiB + 4 * KiB
+
+
+def test_a_file_of_exactly_the_limit_is_read_and_one_byte_more_is_refused(tmp_path):
+    path = tmp_path / "f.toml"
+    path.write_bytes(b"x" * 10)
+    assert bounds.read_text(path, "platform file", limit=10) == "x" * 10
+    path.write_bytes(b"x" * 11)
+    with pytest.raises(InputError, match="f.toml: cannot read platform file: larger than 10 bytes"):
+        bounds.read_text(path, "platform file", limit=10)
+
+
+def test_a_fifo_is_refused_at_once_not_waited_on(tmp_path):
+    # Opened without O_NONBLOCK, a FIFO with no writer blocks the open until one comes:
+    # the reader runs in a thread, and a writer is opened to free it if it blocked.
+    import os
+    import threading
+
+    fifo = tmp_path / "in.toml"
+    os.mkfifo(fifo)
+    outcome = []
+
+    def read():
+        try:
+            bounds.read_text(fifo, "platform file")
+        except InputError as e:
+            outcome.append(str(e))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    reader.join(10)
+    blocked = reader.is_alive()
+    if blocked:
+        os.close(os.open(fifo, os.O_WRONLY))
+        reader.join(10)
+    assert not blocked, "read_text waited on a FIFO"
+    assert outcome == [f"{fifo}: cannot read platform file: not a regular file"]
+
+
+def test_without_memavailable_the_physical_memory_is_taken(monkeypatch):
+    # Linux's MemTotal is the physical pages times the page size, in KiB.
+    with open("/proc/meminfo") as f:
+        total = next(int(l.split()[1]) * KiB for l in f if l.startswith("MemTotal:"))
+
+    def no_meminfo(*args, **kwargs):
+        raise OSError("no /proc")
+
+    monkeypatch.setattr(bounds, "open", no_meminfo, raising=False)
+    assert bounds.available_memory() == total
+
+
+def test_memory_below_a_gib_is_printed_in_mib():
+    # 50000 nodes (44 KiB each past 30000), 1 rank, 2 messages in flight:
+    # 32 MiB + 50000 x 45056 + 1024 + 2048 = 2286357504 B = 2.129 GiB.
+    with pytest.raises(InputError, match=r"about 2.13 GiB of memory \(ranks 1, nodes 50000\); "
+                                         r"768 MiB is available$"):
+        bounds.check_memory(50000, 1, "pingpong", available=768 * MiB)
+    with pytest.raises(InputError, match=r"; 1 GiB is available$"):
+        bounds.check_memory(50000, 1, "pingpong", available=GiB)

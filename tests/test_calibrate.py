@@ -1,5 +1,6 @@
 """calibrate: fits recover known platforms from hopsim's own outputs (closed forms known),
 the per-size segments find jumps and slope changes, and the CLI writes every file."""
+import io
 import math
 import subprocess
 import sys
@@ -336,14 +337,15 @@ def test_eager_threshold_is_recovered_from_the_rendezvous_jump(tmp_path):
     assert "network.bucket_gbps" not in fitted
 
 
-def test_nic_message_cost_is_recovered_from_an_exchange_at_two_ranks_per_node(tmp_path):
+@pytest.mark.parametrize("cost", [5.0, 0.4])  # 0.4: a cost under a microsecond is found too
+def test_nic_message_cost_is_recovered_from_an_exchange_at_two_ranks_per_node(tmp_path, cost):
     truth = Platform(name="t", nodes=4, cores=2, latency_us=20.0, bandwidth_gbps=1.0,
-                     nic_message_us=5.0)
+                     nic_message_us=cost)
     r, fitted = _fit(tmp_path, truth, [
         ("pingpong", dict(ranks=2, sizes=SIZES, iterations=5)),
         ("exchange", dict(ranks=8, ranks_per_node=2, sizes=[1024], repetitions=5))])
     # The ping-pong alone sees L + 2c; the exchange separates them.
-    assert fitted["network.nic_message_us"] == pytest.approx(5.0, rel=1e-3)
+    assert fitted["network.nic_message_us"] == pytest.approx(cost, rel=1e-3)
     assert fitted["network.latency_us"] == pytest.approx(20.0, rel=1e-3)
     assert r.fit.platform.cores == 2 and r.fit.platform.nodes == 4
 
@@ -366,3 +368,47 @@ def test_noise_is_fitted_from_repeated_trials_and_reproduces_their_spread(tmp_pa
     spread = lambda v: statistics.quantiles(v, n=4)[2] - statistics.quantiles(v, n=4)[0]
     assert spread(sim) == pytest.approx(spread(measured), rel=0.6)
     assert fitted["noise.sigma"] > 0.2
+
+
+def test_the_live_ping_pong_sizes_are_powers_of_two_and_their_midpoints():
+    # 0, 64 and 1 KiB (latency-bound), then 2^k from 4 KiB to 1 MiB with 3 x 2^(k-1)
+    # between each two: 4096, 6144, 8192, 12288, ... 786432, 1048576.
+    from hopsim.calibration.cli import LIVE_SIZES
+
+    octaves = [4096 * 2**i for i in range(9)]
+    midpoints = [6144 * 2**i for i in range(8)]
+    assert LIVE_SIZES == [0, 64, 1024] + sorted(octaves + midpoints)
+    assert LIVE_SIZES[-1] == 1048576 and len(LIVE_SIZES) == 20
+
+
+@pytest.mark.parametrize("tool, iterations, expected", [
+    ("hopbench", None, {"iterations": 100}), ("hopbench", 7, {"iterations": 7}),
+    ("netpipe", None, {"sizes": [1048576]}),
+    ("netpipe", 7, "--iterations: NetPIPE chooses its own repetitions")])
+def test_live_ping_pong_parameters_per_tool(tmp_path, monkeypatch, tool, iterations, expected):
+    # The live run itself is replaced: what calibrate --live would ask of it is checked.
+    import argparse
+
+    from hopsim.calibration import cli as calibration_cli, live
+
+    asked = []
+    monkeypatch.setattr(live, "run_live", lambda *a, **kw: asked.append(kw))
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    args = argparse.Namespace(sizes=None, tool=tool, iterations=iterations, emulate_cluster=None,
+                              link_rate=None, burst=None, hostfile=None)
+    if isinstance(expected, str):
+        with pytest.raises(InputError, match=expected):
+            calibration_cli.measure_live(args, tmp_path / "p.toml")
+        assert asked == []
+        return
+    raw = calibration_cli.measure_live(args, tmp_path / "p.toml")
+    assert raw.endswith("np.out" if tool == "netpipe" else "result.json")
+    assert asked[0]["tool"] == tool and all(asked[0][k] == v for k, v in expected.items())
+
+
+@pytest.mark.parametrize("target, centre", [(0.3, 0.3125), (0.4, 0.4375)])
+def test_bisection_returns_the_centre_of_its_last_bracket(target, centre):
+    # f(x) = x on [0, 1], xtol 0.2: scipy's bisect tries 0.5, 0.25, 0.375 and stops when
+    # its half-step (0.125) is under xtol, returning its last midpoint 0.375. The last
+    # bracket is [0.25, 0.375] for 0.3 (centre 0.3125) and [0.375, 0.5] for 0.4 (0.4375).
+    assert solve(lambda x: x, target, 0.0, 1.0, 0.2, "x", method="bisect") == centre

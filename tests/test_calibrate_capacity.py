@@ -91,6 +91,45 @@ def test_holdout_on_four_nodes_decides_the_form_two_nodes_left_open(runs):
     assert "form by held-out error" in p.provenance["network.backbone_gbps"]
 
 
+def test_holdout_can_move_the_form_off_the_backbone_base_has(runs):
+    # --base has a backbone (2 Gbit/s, off the true 1.4 so that the fit moves it): the
+    # 2-node files leave the form undecided, so the backbone is written as --base has it
+    # and the per-node limiter is the other form. The limited truth's 4-node exchange,
+    # held out, prefers the limiter: it is written at the true rate, and the backbone is
+    # off (0, not a value the engine would read as a capacity).
+    base = PLAIN.replace(name="bb", backbone_gbps=2.0)
+    r = calibrate_files([runs["limited"]["pp"], runs["limited"]["ex2"]], base=base, nodes=4,
+                        joint=True, cap=None, holdout=[runs["limited"]["ex4"]])
+    p = r.fit.platform
+    assert p.limiter_gbps == pytest.approx(1.4, rel=0.02) and p.backbone_gbps == 0
+    line = next(l for l in r.text.splitlines() if "form by held-out error" in l)
+    assert line.lstrip().startswith("shared capacity's form by held-out error: backbone ")
+    assert line.rstrip().endswith(f"per-node limiter {p.limiter_gbps} Gbit/s")
+
+
+def test_the_reported_simulation_count_is_every_joint_fits_own(runs, monkeypatch):
+    # --base's backbone at the true 1.4 Gbit/s leaves the capacity undetermined: it is
+    # held and the rest refitted (calibration/determine.py). The report's "N simulations
+    # of every case" must be the sum of what every joint fit ran, each counted as it
+    # returns (the structure's fits and the refit alike), none twice.
+    from hopsim.calibration import determine, joint, structure
+
+    ran = []
+
+    def counted(*args, **kwargs):
+        j = joint.fit_joint(*args, **kwargs)
+        ran.append(j.evaluations)
+        return j
+
+    monkeypatch.setattr(structure, "fit_joint", counted)
+    monkeypatch.setattr(determine, "fit_joint", counted)
+    r = calibrate_files([runs["limited"]["pp"], runs["limited"]["ex2"]], base=BACKBONED, nodes=4,
+                        joint=True, cap=None)
+    assert "not determined by these files" in r.text
+    line = next(l for l in r.text.splitlines() if "simulations of every case" in l)
+    assert f", {sum(ran)} simulations of every case;" in line, (line, ran)
+
+
 def test_osu_bw_streaming_rate_gives_the_bucket_the_ping_pong_hides(tmp_path):
     # A 2 Gbit/s line under a 0.4 Gbit/s bucket of 4 MB: the ping-pong (1.4 MB in all each
     # way) never drains it and runs at 2 Gbit/s throughout; osu_bw's 64-message windows

@@ -198,3 +198,27 @@ def test_files_of_different_tools_are_not_trials_for_the_noise_fit():
                         ranks_per_node=1)
     assert "noise" in dict(r.fit.skipped)
     assert r.fit.platform.noise_scope == "off"
+
+
+def test_the_joint_fit_takes_each_trials_delay_off_before_fitting(tmp_path):
+    # Three ping-pong trials of one wire, each run delayed as a new pair of hosts would be:
+    # latencies 20, 25 and 30 us. The noise fitter models the delays over the fastest trial
+    # (5 and 10 us) and puts the latency at the fastest trial; the joint fit must then see
+    # every trial less its delay, i.e. three copies of the 20 us line, and keep 20 us
+    # (fitting the trials as measured would pull the latency to about their mean, 25 us).
+    base = Platform(name="wire", nodes=2, cores=1, latency_us=20.0, bandwidth_gbps=2.0)
+    paths = [_write(tmp_path, f"pp-t{i}.json", base.replace(latency_us=lat), "pingpong",
+                    ranks=2, sizes=PP_SIZES, iterations=2)
+             for i, lat in enumerate((20.0, 25.0, 30.0), 1)]
+    p = calibrate_files(paths, joint=True, cap=None).fit.platform
+    assert p.noise_scope == "run"
+    assert p.latency_us == pytest.approx(20.0, abs=0.2)
+    assert p.bandwidth_gbps == pytest.approx(2.0, rel=0.02)
+
+
+def test_a_free_value_at_zero_is_named_when_the_fit_refuses_it():
+    # The joint fit moves log-parameters: a free value of 0 cannot start; the message
+    # names it (pass_us is 0 by default, latency_us is not).
+    with pytest.raises(ValueError, match=r"must start above 0: \['pass_us'\]"):
+        fit_joint(Platform(name="z", nodes=2, cores=1, latency_us=1.0, bandwidth_gbps=1.0), [],
+                  ["latency_us", "pass_us"])

@@ -327,3 +327,12 @@ def test_interrupting_the_live_campaign_leaves_nothing(tmp_path, sig):
     assert cluster.our_names(campaign.PREFIX) == {"namespaces": [], "links": []}
     assert not subprocess.run(["pgrep", "-f", ours], capture_output=True).stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bin"]
+
+
+def test_an_error_of_a_probe_without_a_cluster_is_raised_not_swallowed():
+    # Without --emulate-cluster the probes run on the hosts as they are: the context that
+    # stands for the cluster must let a probe's error through (else the campaign would
+    # carry on with the files it has).
+    with pytest.raises(InputError, match="probe failed"):
+        with campaign._cluster(None, None, None, campaign.PREFIX, None):
+            raise InputError("probe failed")

@@ -126,31 +126,7 @@ def test_unrouted_round_trips_send_a_request_and_a_reply_each():
     assert all(v >= 0 for r in raw["rtt"].values() for v in r)
 
 
-# -- figures from injected timings (the statistics themselves: test_model_statistics.py) --
-
-def test_live_figures_from_injected_records():
-    raw = live_result.parse_raw(
-        "hopbench 1 roundtrip ranks 2\nhost 0 a\nhost 1 b\n"
-        "rtt 0 4 10 12 12 2000\nrtt 1 4 30 30 40 50\nrelays 0 0\nelapsed 0.5\nmessages 16\nend\n")
-    res, per_rank = live_result.roundtrip_figures(raw, routed=False)
-    assert per_rank["lc_mode_us"] == [12.0, 30.0]
-    assert per_rank["lc_mean_us"] == [pytest.approx(34 / 3), 37.5]
-    assert per_rank["ray_mean_us"] == [508.0, 37.0]  # 2000 us is within Ray's 4096
-    assert res["lc_average_of_averages_us"] == pytest.approx((34 / 3 + 37.5) / 2)
-    assert res["ray_average_for_all_ranks_us"] == 272.5
-    assert res["rtt_us"]["min"] == 10 and res["rtt_us"]["max"] == 2000
-    assert res["rtt_us"]["p50"] == 30
-    # The plain figures: 2184 us over 8 round trips; p99 is the 8th of 8 sorted values;
-    # per-rank means 2034/4 and 150/4, their mean 273 and population SD |508.5 - 273|.
-    assert res["rtt_us"]["mean"] == 273.0 and res["rtt_us"]["p99"] == 2000
-    assert res["per_rank_mean_us"] == {"average": 273.0, "sd": 235.5}
-
-
-def test_truncated_or_malformed_hopbench_output_is_one_line():
-    with pytest.raises(InputError, match="truncated"):
-        live_result.parse_raw("hopbench 1 pingpong ranks 2\npingpong 0 100 10000 0.1\n")
-    with pytest.raises(InputError, match=r":2: malformed"):
-        live_result.parse_raw("hopbench 1 pingpong ranks 2\npingpong 0 x\nend\n")
+# -- figures from injected timings: tests/test_live_result.py (no MPI run) --------
 
 
 # -- outputs --------------------------------------------------------------------------

@@ -294,3 +294,46 @@ def test_live_latency_checker_results_are_read_by_its_parser():
     (case,) = cases
     assert case.workload == "roundtrip" and case.ranks == 4 and case.bytes == 4000
     assert case.measured_us == pytest.approx(45.718654)
+
+
+def test_imbs_pingpong_is_read_as_osu_latencys_rows():
+    # IMB PingPong's t[usec] is half the round trip, as osu_latency's latency; the rate
+    # is bytes over it in 10^6 B/s: 1 B in 70.60 us is 1 / 70.60 = 0.01416 MB/s (IMB
+    # prints 0.01).
+    from hopsim.calibration.live import _interpret
+    from hopsim.workload import make_workload
+
+    stdout = (DATA / "imb" / "IMB-MPI1-pingpong-timeout-np2-100mbit.txt").read_text()
+    work = make_workload("pingpong", 2)
+    _, out = _interpret("imb", stdout, {}, work, "live:localhost", work.parameters(), 1.0, {})
+    rows = {r["bytes"]: r for r in out["results"]["rows"]}
+    assert rows[1] == {"bytes": 1, "latency_us": 70.60,
+                       "bandwidth_mbytes_per_sec": pytest.approx(0.0141643, rel=1e-5)}
+    assert rows[0]["bandwidth_mbytes_per_sec"] == 0.0
+
+
+def test_netpipes_output_file_is_read_into_rows():
+    # NetPIPE writes its table to np.out, not stdout; read by the calibration parser, the
+    # live result holds one row per size it measured, in its order.
+    from hopsim.calibration.live import _interpret
+    from hopsim.workload import make_workload
+
+    raw = (DATA / "netpipe" / "np37-tcp.out").read_text()
+    expected = [m for m in parse_text(raw, "np.out", "netpipe") if m.workload == "pingpong"]
+    work = make_workload("pingpong", 2)
+    _, out = _interpret("netpipe", "", {"np.out": raw}, work, "live:localhost",
+                        work.parameters(), 1.0, {})
+    rows = out["results"]["rows"]
+    sizes = list(dict.fromkeys(m.size for m in expected))
+    assert [r["bytes"] for r in rows] == sizes and len(rows) > 10
+
+
+def test_a_tool_path_must_be_an_executable_file(tmp_path):
+    from hopsim.calibration.live import _find_tool
+
+    script = tmp_path / "osu_latency"
+    script.write_text("#!/bin/sh\n")
+    with pytest.raises(InputError, match="is not an executable file"):
+        _find_tool("osu", str(script), "pingpong")
+    script.chmod(0o755)
+    assert _find_tool("osu", str(script), "pingpong") == str(script.resolve())

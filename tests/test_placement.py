@@ -256,3 +256,25 @@ def test_live_places_ranks_on_hosts_only_with_hosts():
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr == ("hopsim: error: --placement: placing ranks on hosts needs --hostfile "
                         "or --emulate-cluster\n")
+
+
+def test_by_node_spreads_the_rest_again_when_a_host_is_full():
+    # 10 ranks by node over a (1 slot), b and c (8 each): a takes the one it has, the 9
+    # left spread evenly over b and c, the first taking the odd one: 1, 5, 4. Ranked by
+    # node, one per host per round, skipping a full host: a b c | b c | b c | b c | b.
+    hosts = "a slots=1\nb slots=8\nc slots=8\n"
+    assert read(hosts, "hf", 10, "cyclic").node_map == (0, 1, 2, 1, 2, 1, 2, 1, 2, 1)
+    # 4 ranks over 3 hosts of 8: 1 each and the one left to the first: 2, 1, 1.
+    assert read("x slots=8\ny slots=8\nz slots=8\n", "hf", 4, "cyclic").node_map == (0, 1, 2, 0)
+
+
+def test_a_block_comment_inside_a_line_is_skipped_and_the_line_goes_on():
+    # "host1 /**/ slots=3": the comment closes where it opens; slots=3 still counts, and
+    # the next line is a host of its own.
+    p = read("host1 /**/ slots=3\nhost2 slots=1\n", "hf", 4, "block")
+    assert p.node_map == (0, 0, 0, 1) and p.hosts == ("host1", "host2")
+
+
+def test_a_rankfile_missing_several_ranks_names_the_first():
+    with pytest.raises(InputError, match="rf: rank 1 has no line"):
+        read("rank 0=a slot=0\nrank 3=b slot=0\n", "rf", 4)

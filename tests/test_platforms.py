@@ -268,3 +268,51 @@ def test_an_eager_threshold_of_zero_or_more_is_kept_and_a_negative_one_refused()
     assert Platform(**base, eager_threshold_bytes=0).eager_threshold_bytes == 0
     with pytest.raises(ValueError, match="eager_threshold_bytes"):
         Platform(**base, eager_threshold_bytes=-1)
+
+
+# -- the SimGrid/SMPI texts (platforms/simgrid.py), numbers worked out by hand ----------
+
+def test_export_xml_and_flags_by_hand():
+    from hopsim.platforms.simgrid import cfg_flags, platform_xml
+
+    spec = Platform(name="x", nodes=3, cores=2, latency_us=10.0, bandwidth_gbps=1.0,
+                    pass_us=2.0).to_engine_dict()
+    attrs = dict(re.findall(r'(\w+)="([^"]*)"', platform_xml(spec).split("<cluster ", 1)[1]))
+    # hosts node-0..node-2; 1 Gbit/s = 10^9 / 8 = 125000000 B/s; each NIC half of 10 us.
+    assert attrs["radical"] == "0-2" and attrs["core"] == "2"
+    assert attrs["bw"] == "125000000Bps" and float(attrs["lat"][:-1]) == pytest.approx(5e-6)
+    iprobe = [f for f in cfg_flags(spec) if f.startswith("--cfg=smpi/iprobe:")]
+    assert [float(f.split(":", 1)[1]) for f in iprobe] == [pytest.approx(2e-6)]  # 2 us
+
+
+def test_pacing_bounds_each_flow_by_a_window_of_twice_the_latency():
+    from hopsim.platforms.simgrid import pacing_cfg
+
+    # gamma = 2 L p = 2 x 10 us x 1 Gbit/s = 2 x 10^-5 s x 1.25 x 10^8 B/s = 2500 B.
+    gamma = [c for c in pacing_cfg(10.0, 1.0) if c.startswith("network/TCP-gamma:")]
+    assert [float(c.split(":", 1)[1]) for c in gamma] == [pytest.approx(2500.0)]
+
+
+def test_a_token_bucket_under_pacing_becomes_a_factor_step_for_smpi():
+    from hopsim.platforms.simgrid import _sustained
+
+    # Paced at p = 1, bucket r = 0.5 Gbit/s of b = 1000 B: the ping-pong reaches r from
+    # s* = b / (1 - r/p) = 2000 B (so the step starts at 2001), at r/p = 0.5 of the paced
+    # rate, on the line L + (s - b)/r whose intercept is 20 - 8 x 1000 / 500 = 4 us, a
+    # latency factor of 4 / 20 = 0.2.
+    p = Platform(name="b", nodes=2, cores=1, latency_us=20.0, bandwidth_gbps=1.0,
+                 pacing_gbps=1.0, bucket_gbps=0.5, bucket_burst_bytes=1000)
+    start, rate, lat = _sustained(p)
+    assert (start, rate) == (2001, 0.5) and lat == pytest.approx(0.2)
+
+
+def test_a_small_message_segment_keeps_the_rate_and_moves_the_latency():
+    from hopsim.calibration.segments import Segment
+    from hopsim.platforms.simgrid import _bw_factor, _lat_factor
+
+    # 20 us + 1 ns/B up to 1000 B: 1 us of 21 is serialisation, no rate (factor 1). At the
+    # middle size, 500 B, the segment says 20.5 us and 1 Gbit/s puts 4 us on the wire:
+    # the latency factor is (20.5 - 4) / 20 = 0.825.
+    seg = Segment(0, 1000, 20.0, 0.001, 0.0, 4)
+    assert _bw_factor(seg, 1.0) == 1.0
+    assert _lat_factor(seg, 20.0, 1.0) == pytest.approx(0.825)

@@ -36,3 +36,22 @@ def test_bisect_finds_the_crossing_and_refuses_an_unbracketed_target():
     assert derive.bisect(lambda x: x * x, 2.0, 0.0, 2.0, 1e-9) == pytest.approx(2 ** 0.5, abs=1e-8)
     with pytest.raises(SystemExit, match="outside"):
         derive.bisect(lambda x: x, 5.0, 0.0, 1.0, 1e-3)
+
+
+def test_the_ec2_check_line_is_the_one_the_preset_records():
+    # The 20-rank check (2 per instance) printed by `derive ec2-10gbe` and kept in the
+    # preset's header: simulated 242.299653 us against 313.960899 published, i.e.
+    # 100 x (242.30 - 313.96) / 313.96 = -22.82%. The engine has moved the simulated value
+    # by a few thousandths of a microsecond since; the placement (2 per node) and the
+    # relative error are what this checks.
+    import io
+    import re
+
+    out = io.StringIO()
+    derive._report(platforms.load("ec2-10gbe"), [derive.EC2_20_RANKS], out)
+    m = re.fullmatch(r"  latency_checker 20 ranks, 2 per instance: published 313.960899 us, "
+                     r"simulated (\S+) us \((\S+)%\)\n", out.getvalue())
+    assert m, out.getvalue()
+    simulated, pct = float(m[1]), float(m[2])
+    assert simulated == pytest.approx(242.299653, abs=0.01)
+    assert -22.9 < pct < -22.8

@@ -212,3 +212,29 @@ def test_route_statistics_report_their_walk():
     seen = []
     topologies.route_statistics(poly, progress=seen.append)
     assert seen[-1] == 1.0 and 0.5 in seen and seen == sorted(seen)
+
+
+def test_a_progress_delay_of_a_million_seconds_or_more_is_not_taken(monkeypatch):
+    # HOPSIM_PROGRESS_DELAY must be under 10^6 s (11.6 days); else the default, 1 s.
+    from hopsim import progress
+
+    monkeypatch.setenv("HOPSIM_PROGRESS_DELAY", "999999")
+    assert progress._delay() == 999999.0
+    monkeypatch.setenv("HOPSIM_PROGRESS_DELAY", "1000000")
+    assert progress._delay() == 1.0
+
+
+def test_the_bar_steps_from_nothing_to_the_end(monkeypatch):
+    # On a "terminal" (a text buffer that says so) with no delay: half, then all of it.
+    import io
+
+    from hopsim import progress
+
+    screen = io.StringIO()
+    monkeypatch.setattr(progress, "on_terminal", lambda stream: True)
+    monkeypatch.setattr(sys, "stderr", screen)
+    monkeypatch.setenv("HOPSIM_PROGRESS_DELAY", "0")
+    with progress.bar("work") as step:
+        step(0.5)
+        step(1.0)
+    assert "work: 100%" in screen.getvalue()

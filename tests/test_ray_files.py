@@ -2,6 +2,7 @@
 (tests/data/ray/README.md says how), byte for byte, for every family."""
 import gzip
 import hashlib
+import math
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,36 @@ def test_ray_standard_deviation_truncates_each_deviation():
     values = [0, 1, 2, 3]
     assert topo.statistics.ray_standard_deviation(values) == pytest.approx((2 / 4) ** 0.5)
     assert topo.statistics.ray_standard_deviation([4, 6]) == 1.0  # integer mean: the population SD
+
+
+def test_a_frequency_row_that_is_no_number_is_refused(tmp_path):
+    # Summary.txt's RouteLength table holds "<hops> <count>" rows and a "Total" row; a
+    # row whose first field is neither is a damaged file, not a row to skip.
+    from hopsim.topologies.rayfiles import read_summary
+
+    topo.write_ray_files(topo.build_overlay("debruijn", 4, 2), tmp_path)
+    good = read_summary(tmp_path / "Summary.txt")
+    # B(2, 2): 4 routes of a rank to itself, 6 pairs one hop apart, 6 two hops.
+    assert good["route_lengths"] == {0: 4, 1: 6, 2: 6}
+    text = (tmp_path / "Summary.txt").read_text()
+    assert "        2    6    37.5%\n" in text
+    (tmp_path / "Summary.txt").write_text(text.replace("        2    6    37.5%\n",
+                                                       "        two    6    37.5%\n"))
+    with pytest.raises(ValueError):
+        read_summary(tmp_path / "Summary.txt")
+
+
+def test_ray_standard_deviation_wraps_as_c_ints_do():
+    # 0 and 100000: mean 50000, each square 2.5e9 overflows a 32-bit int to
+    # 2500000000 - 2^32 = -1794967296; the two summed in 64 bits unsigned give
+    # 2^64 - 3589934592, and the SD is the square root of half of that.
+    sd = topo.statistics.ray_standard_deviation([0, 100000])
+    assert sd == math.sqrt((2**64 - 3589934592) / 2)
+
+
+def test_progress_of_a_load_counted_overlay_is_split_between_its_two_walks():
+    # A polytope keeps RayPlatform's load counters: its routes are walked twice (its own
+    # statistics, then the shared table of Ray's files), each walk half of the bar.
+    seen = []
+    topo.route_statistics(topo.build_overlay("polytope", 16), progress=seen.append)
+    assert seen[0] == 0.5 and seen[-1] == 1.0 and seen == sorted(seen)

@@ -142,3 +142,33 @@ def test_a_reader_sees_the_comparison_the_cut_and_both_figures(quick_runs, tmp_p
     for img in seen["imgs"]:
         assert img["complete"] and img["w"] > 0 and img["h"] > 0, img
     assert seen["fetched"] == []
+
+
+def test_the_quick_reports_words_and_ranks_by_hand(tmp_path):
+    # One quick run (10 instances; 1, 2 and 4 ranks per instance). Its tables count ranks
+    # as 10 x per instance, and the report's sentences quote them and the figures.
+    import html
+    import re
+
+    p = _hopsim("run", "ec2", "--quick", "--seed", 3, "--out", "out", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    out = tmp_path / "out"
+    seeding, whatif, main = (_rows(out / f) for f in ("seeding.csv", "whatif.csv", "ec2.csv"))
+    assert [r[:2] for r in seeding[1:]] == [["10", "1"], ["40", "4"]]
+    assert [r[0] for r in whatif[1:]] == ["10", "20", "40"]
+    text = html.unescape(re.sub(r"<[^>]+>", "", (out / "report.html").read_text()))
+    # 4000 B at 10 Gbit/s (1250 B/us) is s/R = 3.2 us, twice that per rank per instance.
+    assert "s/R = 3.2 us here: 6.4 us more per rank per instance" in text
+    assert "10 ranks (235.200785 us): cited by the preset's" in text
+    assert "20 ranks (313.960899 us): not used by the preset's provenance" in text
+    stat = {int(r[0]): float(r[4]) for r in main[1:]}
+    assert f"{stat[40]:.1f} us at 40 ranks. Mechanism by mechanism" in text
+    assert "from 10 to 40 ranks" in text
+    # At 20 ranks (not cited: a prediction) the second rank per instance costs hopsim its
+    # 20-rank figure less its 10-rank one.
+    assert ", a prediction): the second rank per instance costs " in text
+    assert f"published, {stat[20] - stat[10]:.1f} us in hopsim" in text
+    # The what-if's sentence: where the statistic ends (40 ranks) and its 20-rank step.
+    nic = {int(r[0]): float(r[4]) for r in whatif[1:]}
+    assert "at 40 ranks while the mean without the cut" in text
+    assert f"its 20-rank value {nic[20] - nic[10]:+.0f} us from it" in text

@@ -195,3 +195,40 @@ def test_seed_ray_routes_the_simulation_on_rayplatforms_random_graph():
     assert ray.results["relays"] != seeded.results["relays"]
     with pytest.raises(InputError, match='seed: "ray" selects RayPlatform'):
         hopsim.simulate(p, "roundtrip", ranks=64, exchanges=3, overlay="debruijn", seed="ray")
+
+
+def _row(family, ranks, rtt, degree=2):
+    return {"family": family, "ranks": ranks, "degree": degree, "rtt": rtt, "hops": 2.0,
+            "relays_mean": 5.0, "relays_sd": 1.0, "relays_max": 9}
+
+
+def test_overlay_bars_are_grouped_per_family_and_labelled_at_their_centres():
+    # Two rank counts for de Bruijn, one for Kautz: 2 slots of width 0.8 / 2 = 0.4, bar i
+    # of family j centred at j + (i - 0.5) x 0.4: de Bruijn at -0.2 and 0.2, Kautz at 0.8.
+    # A bar spans its centre -/+ 0.2; each value is printed above its bar's centre.
+    from matplotlib.figure import Figure
+
+    from hopsim.scenarios.figures import _overlay_figure
+
+    fig = Figure()
+    _overlay_figure(fig, [_row("debruijn", 64, 300.0), _row("kautz", 12, 100.0),
+                          _row("debruijn", 16, 200.0)])
+    rtt = fig.axes[0]
+    bars = sorted((round(p.get_x(), 9), round(p.get_width(), 9), p.get_height())
+                  for p in rtt.patches)
+    assert bars == [(-0.4, 0.4, 200.0), (0.0, 0.4, 300.0), (0.6, 0.4, 100.0)]
+    labels = sorted((round(t.xy[0], 9), t.get_text()) for t in rtt.texts)
+    assert labels == [(-0.2, "200"), (0.2, "300"), (0.8, "100")]
+
+
+def test_degree_ticks_merge_degrees_too_close_to_print_apart():
+    # 64 is within 1.3 x 63 of the tick before it: the two share one tick "63/64"; 2 and 16 are far apart and keep their own.
+    from matplotlib.figure import Figure
+
+    from hopsim.scenarios.figures import _degree_figure
+
+    fig = Figure()
+    _degree_figure(fig, [_row("random", 64, 10.0, d) for d in (2, 16, 63, 64)])
+    ax = fig.axes[0]
+    assert list(ax.get_xticks()) == [2, 16, 63]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["2", "16", "63/64"]

@@ -66,20 +66,21 @@ def test_a_dask_sweep_killed_resumes_to_the_same_bytes(cluster, tmp_path):
             == (tmp_path / "ref" / "results.csv").read_bytes())
 
 
-def test_a_worker_with_another_hopsim_version_is_refused(tmp_path):
+@pytest.mark.parametrize("theirs", ["0.0.1", "999.0"])  # an older install, and a newer one
+def test_a_worker_with_another_hopsim_version_is_refused(tmp_path, theirs):
     (tmp_path / "s.toml").write_text(SWEEP)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                                   host="127.0.0.1", scheduler_port=0,
                                   dashboard_address=None) as c:
         with distributed.Client(c.scheduler_address) as client:
-            # The worker's hopsim reports another version, as an older install would.
-            client.run(lambda: setattr(__import__("hopsim"), "__version__", "0.0.1"))
+            # The worker's hopsim reports another version, as another install would.
+            client.run(lambda: setattr(__import__("hopsim"), "__version__", theirs))
             worker = next(iter(client.scheduler_info()["workers"]))
         p = hopsim("run", "s.toml", "--out", "out", "--dask", c.scheduler_address, cwd=tmp_path)
     assert p.returncode == 2 and p.stdout == "" and "Traceback" not in p.stderr
     from hopsim import __version__
     assert p.stderr == (f"hopsim: error: --dask {c.scheduler_address}: worker {worker} runs "
-                        f"hopsim 0.0.1, this is hopsim {__version__}; install the same version\n")
+                        f"hopsim {theirs}, this is hopsim {__version__}; install the same version\n")
     assert not (tmp_path / "out").exists()
 
 

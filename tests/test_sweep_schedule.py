@@ -165,3 +165,27 @@ def test_bad_jobs_or_dask_is_one_line(flag, message, tmp_path):
         assert p.stderr == f"hopsim: error: {message}\n"
     assert not (tmp_path / "out").exists()
 
+
+
+def test_a_worker_takes_its_resident_size_of_the_budget():
+    # /proc/self/status's VmRSS (KiB) is the same resident size as statm's pages.
+    from hopsim.scenarios.parallel import _own_rss
+
+    with open("/proc/self/status") as f:
+        vm_rss = next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmRSS:"))
+    assert abs(_own_rss() - vm_rss) < 0.1 * vm_rss
+
+
+def test_killing_the_pool_leaves_its_workers_dead_and_reaped():
+    from hopsim.scenarios.parallel import Processes
+
+    pool = Processes(2)
+    try:
+        # A worker process exists once something is submitted (any callable will do).
+        assert pool._pool.submit(sum, [1, 2]).result(timeout=60) == 3
+        workers = list(pool._pool._processes.values())
+        assert workers
+    finally:
+        pool.close(interrupted=True)
+    # Killed and joined before close returns: each has its exit status (-SIGKILL).
+    assert [w.exitcode for w in workers] == [-signal.SIGKILL] * len(workers)

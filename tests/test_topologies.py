@@ -289,3 +289,48 @@ def test_next_hop_takes_the_messages_origin():
             differs += any(ov.next_hop(c, d) != n for c, n in zip(route[1:-1], route[2:]))
     assert differs > 0  # a relay's own route to d is not always the rest of s's route
     assert not topo.build_overlay("debruijn", 16).routes_depend_on_origin
+
+
+def test_the_summary_of_b_2_2_worked_out_by_hand():
+    # B(2, 2): 4 words, 2 out-arcs each = 8 arcs (00 and 11 loop on themselves); the
+    # complete graph on 4 ranks has 4 x 3 = 12. Connection lists (in-neighbours and
+    # itself): 00 and 11 hold 2, 01 and 10 hold 3, a mean of 2.5.
+    p = subprocess.run([sys.executable, "-m", "hopsim", "topology", "debruijn", "--ranks", "4",
+                        "--degree", "2"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "de Bruijn B(2, 2): 4 ranks"
+    assert lines[2] == "  arcs                  8 (self-loops included; a complete graph has 12)"
+    assert lines[4].startswith("  connections per rank  min 2, mean 2.50, max 3 ")
+
+
+def test_the_plot_of_b_2_2_worked_out_by_hand(tmp_path, monkeypatch):
+    # B(2, 2) (routes worked out in test_the_summary_of_b_2_2_worked_out_by_hand): of the
+    # 12 ordered pairs s != d, 6 are one hop and 6 two hops (50% each; the 4 routes of a
+    # rank to itself are no pair). The two-hop routes 0->1, 0->3, 1->3 pass through rank
+    # 2 and 2->0, 3->0, 3->2 through rank 1: relays 0, 3, 3, 0, one histogram bin per
+    # count 0..3 (2, 0, 0, 2 ranks). Drawn: graph, route lengths, relay load (+ colorbar).
+    from hopsim.topologies import plot as plot_mod
+
+    figures = []
+
+    class Kept(plot_mod.Figure):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            figures.append(self)
+
+    monkeypatch.setattr(plot_mod, "Figure", Kept)
+    topo.plot_overlay(topo.build_overlay("debruijn", 4, 2), tmp_path / "b22.png")
+    (fig,) = figures
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles[:3] == ["Arcs: rank -> ranks it sends to directly",
+                          "Route lengths (bar labels: number of pairs)", titles[2]]
+    assert titles[2].startswith("Relay load") and len(fig.axes) == 4  # the 4th: colorbar
+    lengths = sorted((p.get_x() + p.get_width() / 2, p.get_height()) for p in fig.axes[1].patches)
+    assert lengths == [(1.0, 50.0), (2.0, 50.0)]
+    relays = [p.get_height() for p in fig.axes[2].patches]
+    assert relays == [2, 0, 0, 2]
+    # The complete graph relays nothing: one bar at 0, the axis 2 either side of it.
+    figures.clear()
+    topo.plot_overlay(topo.build_overlay("complete", 4), tmp_path / "c4.png")
+    assert figures[0].axes[2].get_xlim() == (-2.0, 2.0)
