@@ -300,7 +300,7 @@ def test_imbs_pingpong_is_read_as_osu_latencys_rows():
     # IMB PingPong's t[usec] is half the round trip, as osu_latency's latency; the rate
     # is bytes over it in 10^6 B/s: 1 B in 70.60 us is 1 / 70.60 = 0.01416 MB/s (IMB
     # prints 0.01).
-    from hopsim.calibration.live import _interpret
+    from hopsim.live.mpirun import _interpret
     from hopsim.workload import make_workload
 
     stdout = (DATA / "imb" / "IMB-MPI1-pingpong-timeout-np2-100mbit.txt").read_text()
@@ -315,7 +315,7 @@ def test_imbs_pingpong_is_read_as_osu_latencys_rows():
 def test_netpipes_output_file_is_read_into_rows():
     # NetPIPE writes its table to np.out, not stdout; read by the calibration parser, the
     # live result holds one row per size it measured, in its order.
-    from hopsim.calibration.live import _interpret
+    from hopsim.live.mpirun import _interpret
     from hopsim.workload import make_workload
 
     raw = (DATA / "netpipe" / "np37-tcp.out").read_text()
@@ -329,7 +329,7 @@ def test_netpipes_output_file_is_read_into_rows():
 
 
 def test_a_tool_path_must_be_an_executable_file(tmp_path):
-    from hopsim.calibration.live import _find_tool
+    from hopsim.live.mpirun import _find_tool
 
     script = tmp_path / "osu_latency"
     script.write_text("#!/bin/sh\n")
