@@ -389,7 +389,8 @@ def test_live_ping_pong_parameters_per_tool(tmp_path, monkeypatch, tool, iterati
     # The live run itself is replaced: what calibrate --live would ask of it is checked.
     import argparse
 
-    from hopsim.calibration import cli as calibration_cli, live
+    from hopsim.calibration import cli as calibration_cli
+    from hopsim.live import mpirun as live
 
     asked = []
     monkeypatch.setattr(live, "run_live", lambda *a, **kw: asked.append(kw))
