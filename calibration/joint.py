@@ -88,7 +88,7 @@ class JointFit:
 
     @property
     def bic(self) -> float:
-        return self.n * math.log(self._log_likelihood_scale()) + self.k * math.log(self.n)
+        return bic_of(self.residuals, self.k)
 
     @property
     def aic(self) -> float:
@@ -195,6 +195,14 @@ def fit_joint(start: Platform, cases: list[Case], free: list[str], cap: int | No
         j.restore()   # the Jacobian's evaluations moved the cases
     j.evaluations, j.seconds = model.evaluations, time.perf_counter() - t0
     return j
+
+
+def bic_of(res: np.ndarray, k: int) -> float:
+    """BIC of k parameters over the weighted log residuals res: n log(2 cost / n) + k log n,
+    the robust cost read as a residual sum of squares (= RSS when no residual exceeds the
+    soft_l1 scale), floored so that a perfect fit stays finite."""
+    n = len(res)
+    return n * math.log(max(2.0 * _soft_l1_cost(res) / n, 1e-12)) + k * math.log(n)
 
 
 def _soft_l1_cost(res: np.ndarray) -> float:

@@ -7,6 +7,18 @@ platform the previous decisions chose. An alternative wins when its BIC is at le
 BIC_MARGIN below every other one (Kass and Raftery's "strong" evidence); otherwise the
 mechanism is undecided and stays as --base has it (the fit of --base's alternative is kept).
 
+An alternative that holds another as a limit (a shared capacity or a bucket's rate without
+bound is none, a NIC cost of 0 is none) cannot fit worse than it; when its fit stops at a
+higher cost and that limit wins, the optimiser fell short, not the mechanism: it is
+undecided, with that reason.
+
+Each mechanism is decided by the cases that can decide it: the BICs are computed over the
+cases some two of its fitted alternatives simulate more than MOVED apart (a shared capacity
+moves the large both-ways cases, not a ping-pong). Over every case, the residuals no
+alternative changes (a ping-pong's small sizes hit by the scheduler on a shared machine)
+set the likelihood's scale and drown a mechanism that acts on a tenth of the cases; a
+mechanism that moves no case is undecided.
+
 Shared capacity has two forms that only runs on more than two nodes can tell apart: a
 per-node limiter (network.limiter_gbps: a node's sent + received bytes share one rate)
 and a backbone (network.backbone_gbps: all node-to-node bytes of the machine share one).
@@ -18,15 +30,19 @@ held-out error (calibrate.py).
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..platforms.platform import Platform
-from .joint import FIT_CAP, MAX_NFEV, JointFit, fit_joint, key
+from .joint import FIT_CAP, MAX_NFEV, JointFit, bic_of, fit_joint, key
 
 BIC_MARGIN = 6.0
+# Two alternatives tell a case apart when their simulated times differ by more than this
+# (in log: 2%, under the replicate noise of the quietest runs).
+MOVED = 0.02
 LIMITER, BACKBONE = "per-node limiter", "backbone"
 # From here a message is many packets on every rig: both-ways cases this large show a
 # shared capacity (smaller ones are latency-bound).
@@ -43,6 +59,9 @@ class Alternative:
     free: list[str]
     # Other starting points of the same structure (a multi-start: the lowest cost is kept).
     starts: list[tuple[str, Platform]] = field(default_factory=list)
+    # The alternative this one holds as a limit (a capacity or a bucket's rate without
+    # bound is none; a NIC cost of 0 is none): fitted well, it cannot cost more than that.
+    nests: str | None = None
 
 
 @dataclass
@@ -55,15 +74,24 @@ class Decision:
     note: str = ""                  # replaces the verdict when set (shared capacity's form)
     form_undecided: bool = False    # shared capacity: decided against none, form undecided
     starts: dict = field(default_factory=dict)   # label -> the start that won a multi-start
+    bics: dict = field(default_factory=dict)     # label -> BIC over the compared cases
+    compared: int = 0                            # cases the alternatives move apart
 
     def line(self) -> str:
-        ev = " vs ".join(f"{label} (BIC {j.bic:.1f}, median |error| {j.median_abs_error_pct():.1f}%"
+        ev = " vs ".join(f"{label} (BIC {self.bics.get(label, j.bic):.1f}, median |error| "
+                         f"{j.median_abs_error_pct():.1f}%"
                          + (f", {self.starts[label]}" if label in self.starts else "") + ")"
                          for label, j in self.fits)
+        if len(self.fits) > 1:
+            ev = (f"on the {self.compared} of {len(self.fits[0][1].cases)} cases they move apart: "
+                  + ev)
         if self.note:
             return f"{self.mechanism}: {ev}: {self.note}"
         if len(self.fits) == 1:
             return f"{self.mechanism}: {ev}: the only alternative the data can test"
+        if self.compared == 0:
+            return (f"{self.mechanism}: {ev}: undecided (no case moves); left as --base has "
+                    f"it: {self.chosen}")
         if self.undecided:
             return (f"{self.mechanism}: {ev}: undecided (BIC difference under {BIC_MARGIN:g}); "
                     f"left as --base has it: {self.chosen}")
@@ -134,6 +162,7 @@ def _bucket(p: Platform, base: Platform, cases):
                                                    bucket_burst_bytes=START_BURST_BYTES),
                          ["bucket_gbps", "bucket_burst_bytes"])
     on.starts = _bucket_starts(p, cases)
+    on.nests = "no bucket"
     off = Alternative("no bucket", p.replace(bucket_gbps=0.0, bucket_burst_bytes=0.0), [])
     return [on, off], ("token bucket" if base.bucket_gbps > 0 else "no bucket")
 
@@ -190,17 +219,33 @@ def _shared(p: Platform, base: Platform, cases):
     nodes = max(_nodes(c) for c in big) if big else 2
     none = Alternative("none", p.replace(limiter_gbps=0.0, backbone_gbps=0.0), [])
     lim = Alternative(LIMITER, p.replace(limiter_gbps=float(f"{d0:.6g}"), backbone_gbps=0.0),
-                      ["limiter_gbps"])
+                      ["limiter_gbps"], nests="none")
     # The backbone carries every node's share: nodes / 2 limiters' worth.
     bb = Alternative(BACKBONE, p.replace(backbone_gbps=float(f"{d0 * nodes / 2:.6g}"),
-                                         limiter_gbps=0.0), ["backbone_gbps"])
+                                         limiter_gbps=0.0), ["backbone_gbps"], nests="none")
     label = LIMITER if base.limiter_gbps > 0 else BACKBONE if base.backbone_gbps > 0 else "none"
     return [none, lim, bb], label
 
 
-def _capacity_verdict(fits, base_label: str, cases):
+def compare(fits) -> tuple[dict, int]:
+    """({label: BIC over the compared cases}, how many): the cases some two fits simulate
+    more than MOVED apart (module docstring). Too few of them for the largest fit's
+    parameters: every case (the BIC as the fit reports it)."""
+    if len(fits) < 2:
+        return {label: j.bic for label, j in fits}, len(fits[0][1].cases) if fits else 0
+    sims = np.log(np.maximum(np.array([j.simulated for _, j in fits], float), 1e-12))
+    moved = (sims.max(axis=0) - sims.min(axis=0)) > MOVED
+    n = int(moved.sum())
+    if n == 0:
+        return {label: j.bic for label, j in fits}, 0
+    if n < max(j.k for _, j in fits) + 2:
+        moved[:] = True
+        n = len(moved)
+    return {label: bic_of(j.residuals[moved], j.k) for label, j in fits}, n
+
+
+def _capacity_verdict(bic: dict, base_label: str, cases):
     """(chosen, undecided, form_undecided, note) for shared capacity (module docstring)."""
-    bic = {label: j.bic for label, j in fits}
     best = min(bic, key=bic.get)
     if best == "none" or bic["none"] - bic[best] < BIC_MARGIN:
         return None
@@ -229,7 +274,7 @@ def _nic(p: Platform, base: Platform, cases):
     c0 = p.nic_message_us if p.nic_message_us > 0 else START_NIC_FRACTION * p.latency_us
     on = Alternative("per-node NIC cost",
                      p.replace(nic_message_us=c0, latency_us=max(p.latency_us - 2 * c0, 1e-3)),
-                     ["nic_message_us"])
+                     ["nic_message_us"], nests="no NIC cost")
     off = Alternative("no NIC cost", p.replace(nic_message_us=0.0), [])
     return [on, off], ("per-node NIC cost" if base.nic_message_us > 0 else "no NIC cost")
 
@@ -304,18 +349,23 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
                 else:
                     j.evaluations = k.evaluations
             fits.append((alt.label, j))
-        ranked = sorted(fits, key=lambda lf: lf[1].bic)
-        undecided = len(ranked) > 1 and ranked[1][1].bic - ranked[0][1].bic < BIC_MARGIN
+        bics, compared = compare(fits)
+        ranked = sorted(fits, key=lambda lf: bics[lf[0]])
+        stuck = _stuck(alternatives, dict(fits), ranked[0][0])
+        undecided = len(ranked) > 1 and (compared == 0 or bool(stuck) or
+                                         bics[ranked[1][0]] - bics[ranked[0][0]] < BIC_MARGIN)
         chosen = base_label if undecided else ranked[0][0]
         if chosen not in dict(fits):   # --base's alternative was not among those tested
             chosen = ranked[0][0]
         note, form_undecided = "", False
-        if make is _shared:
-            verdict = _capacity_verdict(fits, base_label, cases)
+        if stuck:
+            note = (f"undecided: {stuck}; left as --base has it: {chosen}")
+        elif make is _shared and compared:
+            verdict = _capacity_verdict(bics, base_label, cases)
             if verdict is not None:
                 chosen, undecided, form_undecided, note = verdict
         decisions.append(Decision(name, fits, chosen, base_label, undecided, note, form_undecided,
-                                  starts))
+                                  starts, bics, compared))
         current = dict(fits)[chosen]
         current.restore()
         alt = next(a for a in alternatives if a.label == chosen)
@@ -323,6 +373,25 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
                                                                    if f not in hold]
     evaluations = core_fit.evaluations + sum(j.evaluations for d in decisions for _, j in d.fits)
     return StructureFit(current, decisions, evaluations, time.perf_counter() - t0)
+
+
+def _stuck(alternatives, fits: dict, winner: str) -> str:
+    """Why the winner's win cannot be trusted, or "": an alternative that holds the winner
+    as a limit fitted to a higher robust cost than it (the optimiser stopped short of its
+    optimum within its evaluations), so its BIC is no evidence for the winner. (A win over
+    a stuck alternative by another fitted properly stands.)"""
+    for a in alternatives:
+        if a.nests != winner or a.nests not in fits:
+            continue
+        j, limit = fits[a.label], fits[a.nests]
+        # Short by more than half the BIC margin in the fit term alone (the floor is
+        # bic_of's: two exact fits are never stuck).
+        scale = [math.log(max(2.0 * f.cost / f.n, 1e-12)) for f in (j, limit)]
+        if j.n * (scale[0] - scale[1]) > BIC_MARGIN / 2:
+            return (f"the fit of {a.label} stopped at a higher cost ({fits[a.label].cost:.4g}) "
+                    f"than {a.nests} ({fits[a.nests].cost:.4g}), which it holds as a limit: "
+                    f"the optimiser did not reach its optimum")
+    return ""
 
 
 def _turned_off(alt: Alternative) -> set[str]:
