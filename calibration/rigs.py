@@ -230,6 +230,26 @@ def measure(rig: Rig, out: Path, binaries, trials: int, timeout: float, log=sys.
     return runs
 
 
+def measure_campaign(rig: Rig, out: Path, tools_dir: Path, log=sys.stderr) -> None:
+    """calibrate --live --campaign's probes on 3 of the rig's hosts (its own cluster, the
+    same link shaping), into OUT/<rig>/campaign-3hosts/<probe>/: among them the pairwise
+    alltoall that tells a per-node limiter from a backbone (rigs_report.ALLTOALL). Kept
+    when there; written under a .partial name until every probe has run."""
+    from .campaign import probes
+    from .campaign import measure as run_probes
+
+    done = out / "campaign-3hosts"
+    if done.is_dir():
+        return
+    partial = done.with_name(done.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    run_probes(probes(3), partial, emulate_cluster=3, link_rate=rig.link_rate, burst=rig.burst,
+               tools_dir=str(tools_dir), prefix="rigc",
+               progress=lambda m: (log.write(f"{rig.name} campaign: {m}\n"), log.flush()))
+    partial.rename(done)
+
+
 def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
@@ -248,6 +268,13 @@ def main(argv=None) -> int:
                     help="then calibrate on each rig's 2-host files, validate its 4-host files "
                          "and write OUT/README.md")
     ap.add_argument("--no-measure", action="store_true", help="only the baseline and README")
+    ap.add_argument("--campaign", action="store_true",
+                    help="also run calibrate --live --campaign's probes on 3 of each rig's hosts "
+                         "(OUT/<rig>/campaign-3hosts); the baseline then adds a fit with its "
+                         "pairwise alltoall")
+    ap.add_argument("--cores", type=int, default=os.cpu_count(), metavar="N",
+                    help="the measuring machine's cores: latency-bound cases with more ranks "
+                         "are left out of the targets (default: this machine's)")
     ap.add_argument("--closed-form", action="store_true",
                     help="the baseline's calibrate with --closed-form (the fitters without the "
                          "joint fit: the comparison before it)")
@@ -259,6 +286,8 @@ def main(argv=None) -> int:
         names = [n.strip() for n in args.rigs.split(",") if n.strip()]
         if not names or any(n not in RIGS for n in names):
             raise InputError(f"--rigs: expected names among {','.join(RIGS)}, got {args.rigs!r}")
+        if args.cores is None or args.cores < 1:
+            raise InputError(f"--cores: expected at least 1, got {args.cores}")
         if args.trials < 1:
             raise InputError(f"--trials: expected at least 1, got {args.trials}")
         out = Path(args.out)
@@ -266,9 +295,11 @@ def main(argv=None) -> int:
             binaries = find_binaries(Path(args.tools))
             for name in names:
                 measure(RIGS[name], out / name, binaries, args.trials, args.timeout)
+                if args.campaign:
+                    measure_campaign(RIGS[name], out / name, Path(args.tools))
         if args.baseline:
             from .rigs_report import write_report
-            write_report(out, [RIGS[n] for n in names], args.trials, args.closed_form)
+            write_report(out, [RIGS[n] for n in names], args.trials, args.closed_form, args.cores)
     except InputError as e:
         sys.stderr.write(f"rigs: {e}\n")
         return 2

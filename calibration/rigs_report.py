@@ -41,6 +41,18 @@ def _show(cmd: list[str]) -> str:
 
 
 LARGE = 65536  # from here a message is many packets on every rig: rate-bound, not latency-bound
+# The campaign's probe that decides the shared capacity's form, measured on 3 hosts
+# (python -m hopsim.calibration.rigs --campaign): its file, under the rig's folder.
+ALLTOALL = Path("campaign-3hosts/alltoall-pairwise-3x1/result.json")
+
+
+def counted(case: dict, cores: int) -> bool:
+    """Whether a predicted case counts toward issue 16's targets. Left out, as the issue
+    allows: a latency-bound case (under LARGE) that runs more busy-polling ranks than the
+    measuring machine has cores. Every rank of an emulated rig shares those cores, so its
+    small-message times are the scheduler's (each rank yields, mpi_yield_when_idle), which
+    no network model predicts; they are still shown, in the all-cases columns."""
+    return case["bytes"] >= LARGE or case["ranks"] <= cores
 
 
 def _median(values):
@@ -52,14 +64,16 @@ def files_of(out: Path, hosts: int, trials: int) -> list[tuple[object, Path]]:
             if c.hosts == hosts and (out / c.file(t)).is_file()]
 
 
-def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False) -> dict:
-    """Fit on the rig's 2-host files, validate every file; per-file median |error|."""
+def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
+             cores: int | None = None) -> dict:
+    """Fit on the rig's 2-host files, validate every file; per-file median |error|, over
+    all its cases and over those counted() with the measuring machine's `cores`."""
     out = root / rig.name
     done = out / "baseline.json"
     data = [f for _, f in files_of(out, 2, trials) + files_of(out, 4, trials)]
     if done.is_file() and all(f.stat().st_mtime < done.stat().st_mtime for f in data):
         kept = json.loads(done.read_text())  # no file changed since: delete it to redo
-        if kept.get("closed_form", False) == closed_form:
+        if kept.get("closed_form", False) == closed_form and kept.get("machine_cores") == cores:
             return kept
     base = root / "base-shm.toml"
     commands = []
@@ -78,6 +92,17 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False) -> di
     p = _run(cmd)
     (out / "baseline-fit.txt").write_text(p.stdout)
     commands.append(_show(cmd))
+    alltoall = out / ALLTOALL
+    extra = {}
+    if alltoall.is_file() and not closed_form:
+        # The same fit with one 3-host probe more: the 2-host files cannot tell a per-node
+        # limiter from a backbone, the pairwise alltoall over 3 hosts can.
+        fit_a2a = out / "baseline-fit-alltoall.toml"
+        cmd = _hopsim("calibrate", *fit_files, alltoall, "--base", base, "--nodes", 4,
+                      "--out", fit_a2a)
+        (out / "baseline-fit-alltoall.txt").write_text(_run(cmd).stdout)
+        commands.append(_show(cmd))
+        extra["_alltoall"] = fit_a2a
     text = fit.read_text()
     if text.count('transport = "flow"') != 1:
         raise InputError(f"{fit}: expected one 'transport = \"flow\"' line to vary")
@@ -94,6 +119,7 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False) -> di
         fit_other.write_text(other_text)
         variants["_other_form"] = fit_other
         commands.append(f"(baseline-fit-other-form.toml: baseline-fit.toml with {form})")
+    variants.update(extra)
     rows = []
     # The 4-host files only: validating the fitted files themselves costs minutes (NetPIPE's
     # and IMB's own repetition counts on a token bucket) and predicts nothing. Each group
@@ -119,24 +145,38 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False) -> di
                     row[f"median_abs_error_pct{suffix}"] = _median(errs)
                     row[f"median_abs_error_pct_from_64KiB{suffix}"] = _median(
                         [abs(c["error_pct"]) for c in mine if c["bytes"] >= LARGE])
+                    row[f"median_abs_error_pct_counted{suffix}"] = _median(
+                        [abs(c["error_pct"]) for c in mine if counted(c, cores)])
                     if not suffix:
-                        row.update(cases=len(errs),
+                        row.update(cases=len(errs), counted=sum(counted(c, cores) for c in mine),
                                    max_abs_error_pct=round(max(errs), 1) if errs else None,
                                    per_case=[{k: c[k] for k in ("workload", "ranks", "bytes", "measured_us",
                                                                 "simulated_us", "error_pct")} for c in mine])
                 rows.append(row)
     floors = noise_floor(rows)
+    floors_counted = noise_floor([{**r, "per_case": [c for c in r["per_case"] if counted(c, cores)]}
+                                  for r in rows])
     for r in rows:
         r["noise_floor_pct"] = floors[r["file"]]
-    result = {"rig": rig.name, "closed_form": closed_form, "commands": commands,
+        r["noise_floor_counted_pct"] = floors_counted[r["file"]]
+    result = {"rig": rig.name, "closed_form": closed_form, "machine_cores": cores,
+              "commands": commands,
               "fitted_on": [f.name for f in fit_files],
               "shared_capacity": _structure_line(out / "baseline-fit.txt"),
+              "shared_capacity_alltoall": (_structure_line(out / "baseline-fit-alltoall.txt")
+                                           if extra else None),
               "median_noise_floor_pct": _median(
                   [r["noise_floor_pct"] for r in rows if r["noise_floor_pct"] is not None]),
+              "median_noise_floor_counted_pct": _median(
+                  [r["noise_floor_counted_pct"] for r in rows
+                   if r["noise_floor_counted_pct"] is not None]),
               "files": rows}
     for suffix in variants:
         result[f"median_over_predicted_files_pct{suffix}"] = _median(
             [r[f"median_abs_error_pct{suffix}"] for r in rows if r[f"median_abs_error_pct{suffix}"] is not None])
+        result[f"median_over_counted_files_pct{suffix}"] = _median(
+            [r[f"median_abs_error_pct_counted{suffix}"] for r in rows
+             if r[f"median_abs_error_pct_counted{suffix}"] is not None])
         result[f"median_over_imb_files_from_64KiB_pct{suffix}"] = _median(
             [r[f"median_abs_error_pct_from_64KiB{suffix}"] for r in rows
              if r[f"median_abs_error_pct_from_64KiB{suffix}"] is not None])
@@ -195,8 +235,10 @@ def key_figures(out: Path, trials: int) -> list[tuple[str, str, str]]:
                        f"latency_checker {hosts}x{per_host} {placement}, 4000 B (us)"))
     rows = []
     for tool, hosts, per_host, placement, stat, size, label in wanted:
-        case = next(c for c in CASES if (c.tool, c.hosts, c.per_host, c.placement) ==
-                    (tool, hosts, per_host, placement))
+        case = next((c for c in CASES if (c.tool, c.hosts, c.per_host, c.placement) ==
+                     (tool, hosts, per_host, placement)), None)
+        if case is None:   # a campaign run without that tool
+            continue
         values = []
         for t in range(1, trials + 1):
             f = out / case.file(t)
@@ -239,7 +281,8 @@ def _common(commands: list[str]) -> str:
 MARKER = "<!-- generated below by python -m hopsim.calibration.rigs --baseline; edit above -->"
 
 
-def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = False) -> None:
+def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = False,
+                 cores: int | None = None) -> None:
     """OUT/README.md: the rigs, the baseline per rig, every file with its command and load.
     What stands above MARKER in an existing README (the prose) is kept."""
     readme = root / "README.md"
@@ -254,42 +297,53 @@ def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = F
     for rig in rigs:
         out = root / rig.name
         runs = json.loads((out / "runs.json").read_text()) if (out / "runs.json").is_file() else []
-        result = baseline(root, rig, trials, closed_form)
+        result = baseline(root, rig, trials, closed_form, cores)
         lines += [f"## Rig {rig.name}: {rig.why}", "", "Key figures (median of the trials, range, count):", "",
                   "| figure | median | min..max (trials) |", "|---|---|---|"]
         lines += [f"| {a} | {b} | {c} |" for a, b, c in key_figures(out, trials)]
         other = "median_over_predicted_files_pct_other_form" in result
+        a2a = "median_over_predicted_files_pct_alltoall" in result
         how = "--closed-form" if closed_form else "(the joint fit)"
         lines += ["", f"Baseline: `hopsim calibrate` {how} on the {len(result['fitted_on'])} "
                   f"2-host files, `hopsim validate` of each 4-host file with the placement it ran "
-                  f"(per-file median and worst absolute error over its cases). Median over the "
-                  f"predicted files: **{_fmt(result['median_over_predicted_files_pct'])}%**; over "
-                  f"the IMB files' sizes from 64 KiB (rate-bound): "
-                  f"**{_fmt(result.get('median_over_imb_files_from_64KiB_pct'))}%**; with "
-                  f"`transport = \"queue\"` instead of the fit's `flow`: "
-                  f"**{_fmt(result.get('median_over_predicted_files_pct_queue'))}%**"
-                  + (f"; with the shared capacity's other form: "
-                     f"**{_fmt(result['median_over_predicted_files_pct_other_form'])}%** "
-                     f"(from 64 KiB: "
-                     f"**{_fmt(result['median_over_imb_files_from_64KiB_pct_other_form'])}%**)"
+                  f"(per-file median and worst absolute error over its cases). Counted toward "
+                  f"issue 16's targets: every case except the latency-bound ones (under 64 KiB) "
+                  f"with more ranks than the measuring machine's {result.get('machine_cores')} "
+                  f"cores (rigs_report.counted: the scheduler's time, not the network's; shown "
+                  f"in the all-cases column). Median over the predicted files, counted cases: "
+                  f"**{_fmt(result.get('median_over_counted_files_pct'))}%**"
+                  + (f"; with the 3-host alltoall probe added to the fit: "
+                     f"**{_fmt(result.get('median_over_counted_files_pct_alltoall'))}%**"
+                     if a2a else "")
+                  + f"; all cases: **{_fmt(result['median_over_predicted_files_pct'])}%**; with "
+                  f"`transport = \"queue\"` instead of the fit's `flow`, counted cases: "
+                  f"**{_fmt(result.get('median_over_counted_files_pct_queue'))}%**"
+                  + (f"; with the shared capacity's other form, counted cases: "
+                     f"**{_fmt(result.get('median_over_counted_files_pct_other_form'))}%**"
                      if other else "") + ". The noise "
                   f"floor (each file against the median of the other trials of its case, measured "
-                  f"against measured: rigs_noise.py): **{_fmt(result.get('median_noise_floor_pct'))}%**.", ""]
+                  f"against measured: rigs_noise.py), counted cases: "
+                  f"**{_fmt(result.get('median_noise_floor_counted_pct'))}%**, all cases: "
+                  f"**{_fmt(result.get('median_noise_floor_pct'))}%**.", ""]
         if result.get("shared_capacity"):
             lines += ["The fit's decision: `" + result["shared_capacity"] + "`", ""]
-        lines += ["| file | cases | median abs error % | worst % | median abs error % from 64 KiB | "
-                  "median abs error %, transport queue | noise floor % |"
-                  + (" other form | other form, from 64 KiB |" if other else ""),
-                  "|---|---|---|---|---|---|---|" + ("---|---|" if other else "")]
+        if result.get("shared_capacity_alltoall"):
+            lines += ["With the 3-host alltoall: `" + result["shared_capacity_alltoall"] + "`", ""]
+        lines += ["| file | cases (counted) | median abs error %, counted | all cases | worst % | "
+                  + ("with the alltoall probe, counted | " if a2a else "")
+                  + "transport queue, counted | "
+                  + ("other form, counted | " if other else "")
+                  + "noise floor %, counted | all cases |",
+                  "|---|---|---|---|---|---|---|---|" + ("---|" if a2a else "") + ("---|" if other else "")]
         for r in sorted(result["files"], key=lambda r: r["file"]):
-            lines.append(f"| {r['file']} | {r['cases']} | "
+            lines.append(f"| {r['file']} | {r['cases']} ({r.get('counted', '-')}) | "
+                         f"{_fmt(r.get('median_abs_error_pct_counted')) or '-'} | "
                          f"{_fmt(r['median_abs_error_pct'])} | {_fmt(r['max_abs_error_pct'])} | "
-                         f"{_fmt(r.get('median_abs_error_pct_from_64KiB')) or '-'} | "
-                         f"{_fmt(r.get('median_abs_error_pct_queue'))} | "
-                         f"{_fmt(r.get('noise_floor_pct')) or '-'} |"
-                         + (f" {_fmt(r.get('median_abs_error_pct_other_form'))} | "
-                            f"{_fmt(r.get('median_abs_error_pct_from_64KiB_other_form')) or '-'} |"
-                            if other else ""))
+                         + (f"{_fmt(r.get('median_abs_error_pct_counted_alltoall')) or '-'} | " if a2a else "")
+                         + f"{_fmt(r.get('median_abs_error_pct_counted_queue')) or '-'} | "
+                         + (f"{_fmt(r.get('median_abs_error_pct_counted_other_form')) or '-'} | " if other else "")
+                         + f"{_fmt(r.get('noise_floor_counted_pct')) or '-'} | "
+                         f"{_fmt(r.get('noise_floor_pct')) or '-'} |")
         lines += ["", "Every case's measured and simulated time is in `baseline.json`; the "
                       "fit's own report in `baseline-fit.txt`."]
         lines += ["", "Commands (from the repository root):", ""]

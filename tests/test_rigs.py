@@ -152,3 +152,11 @@ def test_other_form_puts_the_fitted_capacity_in_the_other_place_at_the_same_rate
     assert "backbone of 1.25 Gbit/s as a per-node limiter" in form
     assert back == '[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 1.25\ntransport = "flow"\n'
     assert other_form('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\n') is None
+
+
+def test_cores_below_one_is_one_line_exit_2(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "hopsim.calibration.rigs", "--out", str(tmp_path / "o"),
+                        "--cores", "0"], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.count("\n") == 1 and "--cores" in p.stderr
+    assert not (tmp_path / "o").exists()
