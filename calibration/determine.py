@@ -4,7 +4,10 @@ the provenance of every number the joint fit touched.
 A parameter the files do not determine (calibration/joint.py: a flat Jacobian column or
 a relative standard error above SE_LIMIT) goes back to --base's value (without --base:
 to the closed-form value the joint fit started from), and the determined ones are fitted
-once more with it held.
+once more with it held. Unless that fits the files worse than the joint fit by BIC_MARGIN
+or more (noisy files leave every parameter's SE above the limit, and --base's values can
+be a hundred times off: a platform that misses its own files by 1000%): then the fit's
+values are kept, each reported as weakly determined, with its SE and the BIC difference.
 """
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from dataclasses import dataclass
 
 from ..platforms.platform import Platform
 from .joint import SE_LIMIT, JointFit, fit_joint, key
-from .structure import StructureFit, mechanism_keys
+from .structure import BIC_MARGIN, StructureFit, mechanism_keys
 
 
 @dataclass
@@ -57,12 +60,21 @@ def determine(sf: StructureFit, start: Platform, base: Platform | None, base_lab
         j.seconds += before.seconds - (sf.fit.seconds if before is sf.fit else 0.0)
         for f in fixed:
             j.se_rel.setdefault(f, before.se_rel.get(f, math.inf))
+    refits = (j.evaluations, j.seconds) if j is not sf.fit else (0, 0.0)
+    if fixed and j.bic - sf.fit.bic >= BIC_MARGIN:
+        worse = j.bic - sf.fit.bic
+        j = sf.fit
+        j.restore()   # the refits moved the cases
+        for f in fixed:
+            fixed[f] = (f"weakly determined ({_se_text(j.se_rel[f])}): kept at the fit's value "
+                        f"(held at {fixed[f].split(': left at ', 1)[1]}, the rest refitted, "
+                        f"the files fit worse by BIC {worse:.1f})")
     files = sorted({c.file for c in j.cases})
     prov = {}
     how = (f"joint fit, every case simulated by the engine: {j.n} cases of {len(files)} file(s) "
            f"({', '.join(files)}), log residuals weighted per file, scipy least_squares "
            f"(soft_l1)")
-    evaluations = sf.evaluations + (j.evaluations if j is not sf.fit else 0)
+    evaluations = sf.evaluations + refits[0]
     lines = [f"joint fit: {j.n} cases of {len(files)} file(s), {evaluations} simulations of "
              f"every case; median |error| on them "
              f"{j.median_abs_error_pct():.1f}% (at most {cap} iterations per case)"]
@@ -77,7 +89,7 @@ def determine(sf: StructureFit, start: Platform, base: Platform | None, base_lab
                     origin.removeprefix("from --base ") != origin and ": " in origin:
                 prov[k] += "; --base's origin: " + origin.split(": ", 1)[1]
     lines.append("parameters:")
-    for f in list(j.free) + list(fixed):
+    for f in dict.fromkeys(list(j.free) + list(fixed)):
         k = key(f)
         v = getattr(j.platform, f)
         if f in fixed:
@@ -90,5 +102,5 @@ def determine(sf: StructureFit, start: Platform, base: Platform | None, base_lab
                        f"form: {start_provenance.get(k, getattr(start, f))}"
                        + (f"; {prov[k]}" if k in prov else ""))
             lines.append(f"  {k} = {v}    (relative SE {100 * se:.1f}%, determined)")
-    seconds = sf.seconds + (j.seconds if j is not sf.fit else 0.0)
+    seconds = sf.seconds + refits[1]
     return Determined(j, lines, prov, fixed, evaluations, seconds)
