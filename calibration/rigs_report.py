@@ -64,6 +64,21 @@ def files_of(out: Path, hosts: int, trials: int) -> list[tuple[object, Path]]:
             if c.hosts == hosts and (out / c.file(t)).is_file()]
 
 
+def _calibrate(fit: Path, files: list[Path], base: Path, closed_form: bool = False) -> str:
+    """`hopsim calibrate FILES --base BASE --nodes 4 --out FIT`, its report beside FIT as
+    .txt; the command as a user types it. A fit newer than its files, base and report is
+    kept (the joint fit takes minutes; delete FIT to redo it)."""
+    cmd = _hopsim("calibrate", *files, "--base", base, "--nodes", 4, "--out", fit,
+                  *(["--closed-form"] if closed_form else []))
+    report, shown = fit.with_suffix(".txt"), _show(cmd)
+    inputs = [*files, base]
+    if not (fit.is_file() and report.is_file()
+            and fit.read_text().startswith(f"# Written by: {shown}\n")
+            and all(f.stat().st_mtime < fit.stat().st_mtime for f in inputs)):
+        report.write_text(_run(cmd).stdout)
+    return shown
+
+
 def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
              cores: int | None = None) -> dict:
     """Fit on the rig's 2-host files, validate every file; per-file median |error|, over
@@ -87,22 +102,19 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
                                   "two-nodes", "--nodes", 4, "--out", base)))
     fit_files = [p for _, p in files_of(out, 2, trials)]
     fit = out / "baseline-fit.toml"
-    cmd = _hopsim("calibrate", *fit_files, "--base", base, "--nodes", 4, "--out", fit,
-                  *(["--closed-form"] if closed_form else []))
-    p = _run(cmd)
-    (out / "baseline-fit.txt").write_text(p.stdout)
-    commands.append(_show(cmd))
-    alltoall = out / ALLTOALL
+    commands.append(_calibrate(fit, fit_files, base, closed_form))
     extra = {}
+    alltoall = out / ALLTOALL
     if alltoall.is_file() and not closed_form:
         # The same fit with one 3-host probe more: the 2-host files cannot tell a per-node
         # limiter from a backbone, the pairwise alltoall over 3 hosts can.
-        fit_a2a = out / "baseline-fit-alltoall.toml"
-        cmd = _hopsim("calibrate", *fit_files, alltoall, "--base", base, "--nodes", 4,
-                      "--out", fit_a2a)
-        (out / "baseline-fit-alltoall.txt").write_text(_run(cmd).stdout)
-        commands.append(_show(cmd))
-        extra["_alltoall"] = fit_a2a
+        extra["_alltoall"] = out / "baseline-fit-alltoall.toml"
+        commands.append(_calibrate(extra["_alltoall"], fit_files + [alltoall], base))
+    campaign = sorted(alltoall.parent.parent.glob("*/result.json"))
+    if campaign and not closed_form:
+        # The campaign alone (hopbench, osu_bw and IMB on 3 hosts), none of the rig's files.
+        extra["_campaign"] = out / "baseline-fit-campaign.toml"
+        commands.append(_calibrate(extra["_campaign"], campaign, base))
     text = fit.read_text()
     if text.count('transport = "flow"') != 1:
         raise InputError(f"{fit}: expected one 'transport = \"flow\"' line to vary")
@@ -164,7 +176,9 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
               "fitted_on": [f.name for f in fit_files],
               "shared_capacity": _structure_line(out / "baseline-fit.txt"),
               "shared_capacity_alltoall": (_structure_line(out / "baseline-fit-alltoall.txt")
-                                           if extra else None),
+                                           if "_alltoall" in extra else None),
+              "shared_capacity_campaign": (_structure_line(out / "baseline-fit-campaign.txt")
+                                           if "_campaign" in extra else None),
               "median_noise_floor_pct": _median(
                   [r["noise_floor_pct"] for r in rows if r["noise_floor_pct"] is not None]),
               "median_noise_floor_counted_pct": _median(
@@ -303,6 +317,7 @@ def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = F
         lines += [f"| {a} | {b} | {c} |" for a, b, c in key_figures(out, trials)]
         other = "median_over_predicted_files_pct_other_form" in result
         a2a = "median_over_predicted_files_pct_alltoall" in result
+        camp = "median_over_predicted_files_pct_campaign" in result
         how = "--closed-form" if closed_form else "(the joint fit)"
         lines += ["", f"Baseline: `hopsim calibrate` {how} on the {len(result['fitted_on'])} "
                   f"2-host files, `hopsim validate` of each 4-host file with the placement it ran "
@@ -315,6 +330,9 @@ def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = F
                   + (f"; with the 3-host alltoall probe added to the fit: "
                      f"**{_fmt(result.get('median_over_counted_files_pct_alltoall'))}%**"
                      if a2a else "")
+                  + (f"; calibrated from the 3-host campaign's probes alone (none of the rig's "
+                     f"files): **{_fmt(result.get('median_over_counted_files_pct_campaign'))}%**"
+                     if camp else "")
                   + f"; all cases: **{_fmt(result['median_over_predicted_files_pct'])}%**; with "
                   f"`transport = \"queue\"` instead of the fit's `flow`, counted cases: "
                   f"**{_fmt(result.get('median_over_counted_files_pct_queue'))}%**"
@@ -329,17 +347,22 @@ def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = F
             lines += ["The fit's decision: `" + result["shared_capacity"] + "`", ""]
         if result.get("shared_capacity_alltoall"):
             lines += ["With the 3-host alltoall: `" + result["shared_capacity_alltoall"] + "`", ""]
+        if result.get("shared_capacity_campaign"):
+            lines += ["From the campaign alone: `" + result["shared_capacity_campaign"] + "`", ""]
         lines += ["| file | cases (counted) | median abs error %, counted | all cases | worst % | "
                   + ("with the alltoall probe, counted | " if a2a else "")
+                  + ("from the campaign, counted | " if camp else "")
                   + "transport queue, counted | "
                   + ("other form, counted | " if other else "")
                   + "noise floor %, counted | all cases |",
-                  "|---|---|---|---|---|---|---|---|" + ("---|" if a2a else "") + ("---|" if other else "")]
+                  "|---|---|---|---|---|---|---|---|" + ("---|" if a2a else "") + ("---|" if camp else "")
+                  + ("---|" if other else "")]
         for r in sorted(result["files"], key=lambda r: r["file"]):
             lines.append(f"| {r['file']} | {r['cases']} ({r.get('counted', '-')}) | "
                          f"{_fmt(r.get('median_abs_error_pct_counted')) or '-'} | "
                          f"{_fmt(r['median_abs_error_pct'])} | {_fmt(r['max_abs_error_pct'])} | "
                          + (f"{_fmt(r.get('median_abs_error_pct_counted_alltoall')) or '-'} | " if a2a else "")
+                         + (f"{_fmt(r.get('median_abs_error_pct_counted_campaign')) or '-'} | " if camp else "")
                          + f"{_fmt(r.get('median_abs_error_pct_counted_queue')) or '-'} | "
                          + (f"{_fmt(r.get('median_abs_error_pct_counted_other_form')) or '-'} | " if other else "")
                          + f"{_fmt(r.get('noise_floor_counted_pct')) or '-'} | "
