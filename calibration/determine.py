@@ -7,7 +7,7 @@ to the closed-form value the joint fit started from), and the determined ones ar
 once more with it held. Unless that fits the files worse than the joint fit by BIC_MARGIN
 or more (noisy files leave every parameter's SE above the limit, and --base's values can
 be a hundred times off: a platform that misses its own files by 1000%): then the fit's
-values are kept, each reported as weakly determined, with its SE and the BIC difference.
+values are kept, each undetermined one reported as kept, with its SE and the BIC difference.
 """
 from __future__ import annotations
 
@@ -65,10 +65,12 @@ def determine(sf: StructureFit, start: Platform, base: Platform | None, base_lab
         worse = j.bic - sf.fit.bic
         j = sf.fit
         j.restore()   # the refits moved the cases
-        for f in fixed:
-            fixed[f] = (f"weakly determined ({_se_text(j.se_rel[f])}): kept at the fit's value "
-                        f"(held at {fixed[f].split(': left at ', 1)[1]}, the rest refitted, "
-                        f"the files fit worse by BIC {worse:.1f})")
+        # Only what the joint fit itself left undetermined is reported so; a parameter
+        # undetermined only once others were held is determined at this optimum.
+        fixed = {f: (f"not determined by these files ({_se_text(j.se_rel[f])}): kept at the "
+                     f"fit's value, since held at {text.split(': left at ', 1)[1]} with the "
+                     f"rest refitted the files fit worse by BIC {worse:.1f}")
+                 for f, text in fixed.items() if f in j.undetermined}
     files = sorted({c.file for c in j.cases})
     prov = {}
     how = (f"joint fit, every case simulated by the engine: {j.n} cases of {len(files)} file(s) "
