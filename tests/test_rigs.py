@@ -64,11 +64,13 @@ def test_netpipe_writes_its_own_file_and_the_campaign_covers_the_issue():
             "latency_checker-2x1-block-t1.txt", "imb-exchange-2x1-block-t1.txt"} <= names
 
 
-def test_bad_rig_name_is_one_line_exit_2(tmp_path):
+@pytest.mark.parametrize("args, fragment", [(["--rigs", "A,Z"], "--rigs"),
+                                             (["--cores", "0"], "--cores")])
+def test_bad_option_is_one_line_exit_2(tmp_path, args, fragment):
     p = subprocess.run([sys.executable, "-m", "hopsim.calibration.rigs", "--out", str(tmp_path / "o"),
-                        "--rigs", "A,Z"], capture_output=True, text=True)
+                        *args], capture_output=True, text=True)
     assert p.returncode == 2 and p.stdout == ""
-    assert p.stderr.count("\n") == 1 and "--rigs" in p.stderr
+    assert p.stderr.count("\n") == 1 and fragment in p.stderr
     assert not (tmp_path / "o").exists()
 
 
@@ -153,10 +155,3 @@ def test_other_form_puts_the_fitted_capacity_in_the_other_place_at_the_same_rate
     assert back == '[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 1.25\ntransport = "flow"\n'
     assert other_form('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\n') is None
 
-
-def test_cores_below_one_is_one_line_exit_2(tmp_path):
-    p = subprocess.run([sys.executable, "-m", "hopsim.calibration.rigs", "--out", str(tmp_path / "o"),
-                        "--cores", "0"], capture_output=True, text=True)
-    assert p.returncode == 2 and p.stdout == ""
-    assert p.stderr.count("\n") == 1 and "--cores" in p.stderr
-    assert not (tmp_path / "o").exists()
