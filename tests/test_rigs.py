@@ -155,3 +155,31 @@ def test_other_form_puts_the_fitted_capacity_in_the_other_place_at_the_same_rate
     assert back == '[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 1.25\ntransport = "flow"\n'
     assert other_form('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\n') is None
 
+
+
+def test_a_fit_is_kept_while_newer_than_its_files_and_made_by_the_same_command(tmp_path, monkeypatch):
+    from hopsim.calibration import rigs_report
+
+    data, base, fit = tmp_path / "pp.txt", tmp_path / "base.toml", tmp_path / "fit.toml"
+    data.write_text("x\n")
+    base.write_text("x\n")
+    ran = []
+
+    class Done:
+        stdout = "report\n"
+
+    def run(cmd):
+        ran.append(cmd)
+        fit.write_text(f"# Written by: {rigs_report._show(cmd)}\n")
+        return Done
+
+    monkeypatch.setattr(rigs_report, "_run", run)
+    shown = rigs_report._calibrate(fit, [data], base)
+    assert len(ran) == 1 and shown.startswith("hopsim calibrate ") and fit.with_suffix(".txt").is_file()
+    rigs_report._calibrate(fit, [data], base)
+    assert len(ran) == 1                       # kept
+    rigs_report._calibrate(fit, [data], base, closed_form=True)
+    assert len(ran) == 2                       # another command
+    os.utime(data, (fit.stat().st_mtime + 5,) * 2)
+    rigs_report._calibrate(fit, [data], base, closed_form=True)
+    assert len(ran) == 3                       # a file changed since
