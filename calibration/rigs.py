@@ -234,7 +234,8 @@ def measure_campaign(rig: Rig, out: Path, tools_dir: Path, log=sys.stderr) -> No
     """calibrate --live --campaign's probes on 3 of the rig's hosts (its own cluster, the
     same link shaping), into OUT/<rig>/campaign-3hosts/<probe>/: among them the pairwise
     alltoall that tells a per-node limiter from a backbone (rigs_report.ALLTOALL). Kept
-    when there; written under a .partial name until every probe has run."""
+    when there; written under a .partial name until every probe has run, removed if one
+    fails or is interrupted."""
     from .campaign import probes
     from .campaign import measure as run_probes
 
@@ -244,9 +245,15 @@ def measure_campaign(rig: Rig, out: Path, tools_dir: Path, log=sys.stderr) -> No
     partial = done.with_name(done.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
-    run_probes(probes(3), partial, emulate_cluster=3, link_rate=rig.link_rate, burst=rig.burst,
-               tools_dir=str(tools_dir), prefix="rigc",
-               progress=lambda m: (log.write(f"{rig.name} campaign: {m}\n"), log.flush()))
+    try:
+        run_probes(probes(3), partial, emulate_cluster=3, link_rate=rig.link_rate,
+                   burst=rig.burst, tools_dir=str(tools_dir), prefix="rigc",
+                   progress=lambda m: (log.write(f"{rig.name} campaign: {m}\n"), log.flush()))
+    except BaseException:
+        # Unlike the rig's own files (each kept, a rerun measures the rest), the probes
+        # are kept only as a whole.
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
     partial.rename(done)
 
 
