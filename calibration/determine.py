@@ -29,6 +29,11 @@ class Determined:
     seconds: float = 0.0           # wall time (stderr only: the report stays deterministic)
 
 
+# Rates and costs whose 0 means a mechanism is off.
+SWITCHES = ("pacing_gbps", "bucket_gbps", "bucket_burst_bytes", "limiter_gbps", "backbone_gbps",
+            "nic_message_us")
+
+
 def _se_text(se: float) -> str:
     return "a flat Jacobian column (no case moves with it)" if math.isinf(se) else \
         f"relative SE {100 * se:.0f}% > {100 * SE_LIMIT:.0f}%"
@@ -43,7 +48,15 @@ def determine(sf: StructureFit, start: Platform, base: Platform | None, base_lab
     while j.undetermined:
         changes = {}
         for f in j.undetermined:
-            if base is not None and float(getattr(base, f) or 0) > 0:
+            if f in SWITCHES and getattr(j.platform, f) > 0 and not (
+                    base is not None and float(getattr(base, f) or 0) > 0) and not getattr(start, f):
+                # Held where it is: the fallback, 0, would switch off the mechanism the
+                # structure decided for (its rate no longer moves any case, not "none").
+                changes[f] = getattr(j.platform, f)
+                fixed[f] = (f"not determined by these files ({_se_text(j.se_rel[f])}): left at "
+                            f"the fit's value {getattr(j.platform, f)} (0, the closed form's, "
+                            f"would switch off the mechanism decided above)")
+            elif base is not None and float(getattr(base, f) or 0) > 0:
                 changes[f] = getattr(base, f)
                 fixed[f] = (f"not determined by these files ({_se_text(j.se_rel[f])}): left at "
                             f"--base {base_label}: {getattr(base, f)}")

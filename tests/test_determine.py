@@ -12,13 +12,17 @@ TRUTH = Platform(name="t", nodes=2, cores=1, latency_us=20.0, bandwidth_gbps=1.0
 FAR = Platform(name="far", nodes=2, cores=1, latency_us=2000.0, bandwidth_gbps=0.01)
 
 
-def _noisy_cases(tmp_path):
-    # The engine's ping-pong, every other size measured 2.5x slower, the others 2.5x
-    # faster: both parameters seen, neither within the SE limit.
+def _cases(tmp_path):
     f = tmp_path / "pp.json"
     f.write_text(hopsim.simulate(TRUTH, "pingpong", ranks=2, iterations=3,
                                  sizes=[0, 64, 1000, 10000, 100000, 1000000]).to_json())
-    cases = cases_of(parse_file(str(f)))[0]
+    return cases_of(parse_file(str(f)))[0]
+
+
+def _noisy_cases(tmp_path):
+    # The engine's ping-pong, every other size measured 2.5x slower, the others 2.5x
+    # faster: both parameters seen, neither within the SE limit.
+    cases = _cases(tmp_path)
     for i, c in enumerate(cases):
         c.measured_us *= 2.5 if i % 2 else 0.4
     return cases
@@ -46,3 +50,17 @@ def test_noisy_files_take_base_when_it_fits_them_about_as_well(tmp_path):
     d = determine(StructureFit(j), TRUTH, near, "near", {}, None, 12)
     assert d.fit.platform.latency_us == near.latency_us
     assert any("not determined by these files" in l and "left at --base near" in l for l in d.lines)
+
+
+def test_a_decided_mechanisms_flat_rate_is_not_switched_off(tmp_path):
+    # A per-node limiter well above the link rate: no case of a one-way ping-pong moves
+    # with it (flat). The structure chose it; --base and the closed form have none, and
+    # their 0 would switch it off: it stays at the fit's value, said so.
+    cases = _cases(tmp_path)
+    start = TRUTH.replace(limiter_gbps=50.0)
+    j = fit_joint(start, cases, ["latency_us", "limiter_gbps"], cap=None)
+    assert "limiter_gbps" in j.undetermined and "latency_us" not in j.undetermined
+    d = determine(StructureFit(j), TRUTH, TRUTH, "t", {}, None, 12)
+    assert d.fit.platform.limiter_gbps == j.platform.limiter_gbps > 0
+    line = next(l for l in d.lines if l.strip().startswith("network.limiter_gbps"))
+    assert "would switch off the mechanism decided above" in line
