@@ -81,18 +81,14 @@ class JointFit:
     def k(self) -> int:
         return len(self.free)
 
-    def _log_likelihood_scale(self) -> float:
-        # The robust cost as a residual sum of squares: 2 cost (= RSS when no residual
-        # exceeds the soft_l1 scale); floored so a perfect fit stays finite.
-        return max(2.0 * self.cost / self.n, 1e-12)
-
     @property
     def bic(self) -> float:
         return bic_of(self.residuals, self.k)
 
     @property
     def aic(self) -> float:
-        return self.n * math.log(self._log_likelihood_scale()) + 2 * self.k
+        # bic_of's likelihood term, with AIC's penalty of 2 per parameter.
+        return bic_of(self.residuals, self.k) - self.k * math.log(self.n) + 2 * self.k
 
     def errors_pct(self) -> list[float]:
         return [100.0 * (s - c.measured_us) / c.measured_us for c, s in zip(self.cases, self.simulated)]
