@@ -19,7 +19,7 @@ from ..errors import InputError
 from ..platforms.platform import FILE_KEYS, Platform
 from .fit_pacing import fit_pacing
 from .measurement import Measurement
-from .segments import Segment, classify, segments
+from .segments import Segment, classify, hinge, segments
 from ..platforms.solve import solve
 
 # Which statistic of which tool is a one-way ping-pong time.
@@ -245,7 +245,9 @@ class TokenBucket(Fitter):
     """A burst at the link rate R then a sustained rate r: the slope rises at a size with
     no jump. Under the engine's bucket (docs/model.md) a message larger than the burst b,
     sent into a full bucket, takes L + (s - b)/r, and one within it L + s/R: the two
-    lines cross at s* = R b / (R - r), so b = s* (1 - r/R)."""
+    lines cross at s* = R b / (R - r), so b = s* (1 - r/R). s*, R and r come from one
+    continuous curve bent at s* fitted over both segments (segments.hinge), not from
+    where two separately fitted lines happen to cross."""
 
     name = "token bucket"
     keys = ("network.bucket_gbps", "network.bucket_burst_bytes")
@@ -266,16 +268,24 @@ class TokenBucket(Fitter):
                         f"serialisation is under a tenth of the lower segment's time "
                         f"({lo.first_bytes}..{lo.last_bytes} B): its slope is no burst rate")
                 continue
-            R, r = 8e-3 / lo.slope_us_per_byte, 8e-3 / hi.slope_us_per_byte  # bytes/us * 1e3
-            crossing = (hi.intercept_us - lo.intercept_us) / (lo.slope_us_per_byte - hi.slope_us_per_byte)
-            burst = max(crossing, 0.0) * (1.0 - r / R)
             state["model_breaks"] = "bucket"
             state["bucket_segments"] = (lo, hi)
+            bend = hinge([p.size for p in data.pingpong], [p.value for p in data.pingpong],
+                         lo.first_bytes, hi.last_bytes)
+            if bend is not None:
+                slopes, crossing = (bend.slope_below, bend.slope_above), bend.at_bytes
+                how = (f"one continuous two-slope curve over {lo.first_bytes}.."
+                       f"{hi.last_bytes} B, bent at {crossing:.0f} B")
+            else:
+                slopes = (lo.slope_us_per_byte, hi.slope_us_per_byte)
+                crossing = (hi.intercept_us - lo.intercept_us) / (slopes[0] - slopes[1])
+                how = f"lines crossing at {crossing:.0f} B"
+            R, r = 8e-3 / slopes[0], 8e-3 / slopes[1]   # Gbit/s
+            burst = max(crossing, 0.0) * (1.0 - r / R)
             prov = (f"fit: segmented regression, slope change at {b.below_bytes}..{b.above_bytes} "
-                    f"bytes ({lo.bandwidth_gbps:.4g} then {hi.bandwidth_gbps:.4g} Gbit/s), "
-                    f"lines crossing at {crossing:.0f} B, burst = crossing x (1 - r/R) "
+                    f"bytes; {how} ({R:.4g} then {r:.4g} Gbit/s), burst = bend x (1 - r/R) "
                     f"({where(p.m for p in data.pingpong)})")
-            return [Fitted("network.bucket_gbps", _stored(hi.bandwidth_gbps), prov),
+            return [Fitted("network.bucket_gbps", _stored(r), prov),
                     Fitted("network.bucket_burst_bytes", int(round(burst)), prov)], None
         return [], seen or "no slope rise without a jump in the ping-pong curve"
 

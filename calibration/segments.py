@@ -134,3 +134,51 @@ def classify(segs: list[Segment], jump_rel: float = 0.10) -> list[Breakpoint]:
                 kind = "rate"
         out.append(Breakpoint(below, above, jump, kind))
     return out
+
+
+@dataclass(frozen=True)
+class Hinge:
+    """t(s) = a + s u for s <= h, a + h u + (s - h) v above: one continuous curve whose
+    slope changes at h, as a token bucket's burst-then-sustained ping-pong does."""
+    intercept_us: float
+    slope_below: float      # us per byte
+    slope_above: float
+    at_bytes: float
+    rms_rel: float
+
+
+def _hinge_at(s: np.ndarray, t: np.ndarray, h: float):
+    # Linear in (a, u, v) once h is fixed: relative least squares, rows divided by t.
+    A = np.column_stack([np.ones_like(s), np.minimum(s, h), np.maximum(s - h, 0.0)]) / t[:, None]
+    coef, *_ = np.linalg.lstsq(A, np.ones_like(s), rcond=None)
+    r = A @ coef - 1.0
+    return coef, float(r @ r)
+
+
+def hinge(sizes, times, first: int, last: int) -> Hinge | None:
+    """The continuous two-slope curve through the points sized first..last, its bend h
+    free: a scan of every interval between consecutive sizes, h refined in each by a
+    bounded scalar minimisation of the relative residuals. Two independently fitted lines
+    cross where their intercepts put them, and an intercept far from zero is a noisy
+    extrapolation; the bend of one curve through both is fixed by the points near it.
+    None if there are not two sizes on each side or the slope does not rise."""
+    from scipy.optimize import minimize_scalar
+    s = np.asarray(sizes, dtype=float)
+    t = np.asarray(times, dtype=float)
+    keep = (s >= first) & (s <= last) & (t > 0)
+    s, t = s[keep], t[keep]
+    distinct = np.unique(s)
+    if len(distinct) < 4:
+        return None
+    best = None
+    for lo_s, hi_s in zip(distinct[1:-2], distinct[2:-1]):
+        m = minimize_scalar(lambda h: _hinge_at(s, t, h)[1], bounds=(lo_s, hi_s),
+                            method="bounded", options={"xatol": 1e-6 * hi_s})
+        for h in (lo_s, float(m.x), hi_s):
+            coef, sse = _hinge_at(s, t, h)
+            if best is None or sse < best[0] - 1e-15:
+                best = (sse, h, coef)
+    sse, h, (a, u, v) = best
+    if not (u > 0 and v > u):
+        return None
+    return Hinge(float(a), float(u), float(v), float(h), math.sqrt(sse / len(s)))

@@ -1,0 +1,1 @@
+hopsim calibrate --live --emulate-cluster 2 --link-rate 200mbit --burst 32768 --iterations 3 --out emu.toml  # the CI test's command, with two busy loops (sh -c 'while :; do :; done') beside it on the 2 cores; 2026-11-27
