@@ -12,8 +12,14 @@ parameters:
     roundtrip   2 x ranks x exchanges x hops (an overlay's digits; 1 without one)
     pingpong    2 x iterations per size       (osu_latency: 10000, 1000 above 8 KiB)
     bandwidth   iterations x (window + 1)     (osu_bw: 100, 20 above 8 KiB)
-    exchange    2 x ranks x repetitions       (IMB's count: 1000 assumed per size)
-    pingping, sendrecv   ranks x repetitions
+    exchange    2 x ranks x repetitions per size
+    pingping, sendrecv   ranks x repetitions per size
+    collectives the messages of one repetition of the schedule the engine runs (its
+                algorithm, or Open MPI's decision for the size) x repetitions per size
+
+IMB's repetitions per size, when none are given, are the engine's (1000, fewer from
+40 KiB: 40 MiB / size); IMB's 10-second rule can only lower them, so the count is an
+upper bound there.
 
 The uncontended rate is the engine's fastest: several ranks per node on the flow transport
 (SimGrid's solver under contention) run up to 100 times fewer messages per second
@@ -26,7 +32,7 @@ import time
 from dataclasses import dataclass
 
 from .. import bounds
-from ..workload import Workload, engine_family
+from ..workload import COLLECTIVES, Workload, engine_family
 
 LIMIT_SECONDS = 3600.0   # above this a sweep needs --yes (issue 20)
 _PROBE_RANKS = 64
@@ -54,16 +60,25 @@ def messages(work: Workload) -> int:
         if built is not None and built["family"] in ("debruijn", "kautz"):
             hops = built["digits"]
         return 2 * work.ranks * work.exchanges * hops
+    from .. import _engine
+
+    coll = _engine.collectives
     total = 0
-    for size in work.sizes:
+    for size in work.sizes or (0,):
         if work.kind == "pingpong":
             total += 2 * (work.iterations or (10000 if size <= 8192 else 1000))
-        elif work.kind == "bandwidth":
+            continue
+        if work.kind == "bandwidth":
             total += (work.iterations or (100 if size <= 8192 else 20)) * (work.window + 1)
+            continue
+        reps = work.repetitions or coll.imb_base_repetitions(size)
+        if work.kind in COLLECTIVES:
+            algorithm = work.algorithm or coll.decision(work.kind, work.ranks, size)
+            total += reps * coll.messages(work.kind, algorithm, work.ranks, size)
         elif work.kind == "exchange":
-            total += 2 * work.ranks * (work.repetitions or 1000)
+            total += 2 * work.ranks * reps
         else:  # pingping, sendrecv
-            total += work.ranks * (work.repetitions or 1000)
+            total += work.ranks * reps
     return total
 
 

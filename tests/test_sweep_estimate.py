@@ -26,6 +26,12 @@ HOPSIM = [sys.executable, "-m", "hopsim"]
     ("bandwidth", dict(ranks=2, sizes=[1024]), 100 * 65),
     ("exchange", dict(ranks=4, sizes=[1, 2], repetitions=10), 2 * 4 * 10 * 2),
     ("sendrecv", dict(ranks=4, sizes=[1], repetitions=10), 40),
+    # pairwise alltoall: every rank sends to every other, 3 repetitions
+    ("alltoall", dict(ranks=8, sizes=[1024], repetitions=3, algorithm="pairwise"), 3 * 8 * 7),
+    # linear bcast: the root sends to each other rank
+    ("bcast", dict(ranks=8, sizes=[1024], repetitions=2, algorithm="basic_linear"), 2 * 7),
+    # IMB: 40 MiB / 1 MiB = 40 repetitions of an exchange
+    ("exchange", dict(ranks=4, sizes=[1048576]), 2 * 4 * 40),
 ])
 def test_message_counts_by_hand(kind, params, expected):
     assert estimate.messages(make_workload(kind, **params)) == expected
@@ -38,6 +44,17 @@ def test_message_counts_by_hand(kind, params, expected):
     ("exchange", dict(ranks=2, sizes=[1024], repetitions=10)),
     ("pingping", dict(ranks=2, sizes=[1024], repetitions=10)),
     ("sendrecv", dict(ranks=4, sizes=[1024], repetitions=10)),
+    # Collectives: each size its own algorithm (Open MPI's decision), or the one given.
+    ("alltoall", dict(ranks=8, sizes=[1024, 65536], repetitions=3)),
+    ("allreduce", dict(ranks=8, sizes=[1024, 1048576], repetitions=2)),
+    ("bcast", dict(ranks=6, sizes=[1024, 65536, 1048576], repetitions=2)),
+    ("reduce", dict(ranks=5, sizes=[4, 1048576], repetitions=2)),
+    ("allgather", dict(ranks=8, sizes=[1024, 65536], repetitions=2)),
+    ("alltoall", dict(ranks=4, sizes=[1024], repetitions=2, algorithm="modified_bruck")),
+    ("barrier", dict(ranks=8, repetitions=3)),
+    # IMB's own repetitions: 1000, then 40 MiB / size (the 10-second rule does not bind).
+    ("exchange", dict(ranks=2, sizes=[0, 1048576])),
+    ("alltoall", dict(ranks=4, sizes=[1048576])),
 ])
 def test_message_counts_are_the_engines_without_an_overlay(kind, params):
     ranks = params.pop("ranks")

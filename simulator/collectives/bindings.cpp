@@ -40,6 +40,19 @@ void bind_collectives(py::module_& m)
     }
     return out;
   }, "per rank, per step: ([(to, bytes, tag)], receives, reduce)");
+  c.def("messages", [](const std::string& name, const std::string& algorithm, int ranks, int64_t bytes) {
+    Collective k = collective_from(name);
+    int64_t element = k == Collective::Allreduce || k == Collective::Reduce ? 4 : 1;
+    auto s = make_schedule(k, algorithm, ranks, bytes, element);
+    int64_t n = 0;
+    Step step;
+    for (int r = 0; r < ranks; r++)
+      for (int k2 = 0; k2 < s->steps(r); k2++) {
+        s->step(r, k2, step);
+        n += static_cast<int64_t>(step.sends.size());
+      }
+    return n;
+  }, "the point-to-point messages one repetition of the collective sends, all ranks together");
   c.def("openmpi_number", [](const std::string& name, const std::string& algorithm) {
     // coll_tuned_<collective>_algorithm's number for a name (a live run forces it by MCA).
     Collective k = collective_from(name);

@@ -1,4 +1,5 @@
 #include "collectives/workload.hpp"
+#include "workloads.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,9 +8,7 @@ namespace hopsim {
 
 namespace {
 
-// IMB_settings.h: MSGSPERSAMPLE, OVERALL_VOL, SECS_PER_SAMPLE.
-constexpr int64_t kImbSamples = 1000;
-constexpr int64_t kImbOverallVolume = 40LL << 20;
+// IMB_settings.h: SECS_PER_SAMPLE (MSGSPERSAMPLE and OVERALL_VOL: ImbChain::imb_repetitions).
 constexpr double kImbSecondsPerSample = 10;
 
 coll::Collective collective_of(WorkloadKind k)
@@ -30,9 +29,7 @@ bool reduces(coll::Collective c) { return c == coll::Collective::Allreduce || c 
 
 int64_t CollectiveWorkload::imb_base_repetitions(int64_t bytes)
 {
-  if (bytes <= 0)
-    return kImbSamples;
-  return std::max<int64_t>(1, std::min(kImbSamples, kImbOverallVolume / bytes));
+  return ImbChain::imb_repetitions(bytes);
 }
 
 std::vector<int64_t> CollectiveWorkload::imb_sizes(coll::Collective c)
