@@ -40,10 +40,8 @@ def test_bisect_finds_the_crossing_and_refuses_an_unbracketed_target():
 
 def test_the_ec2_check_line_is_the_one_the_preset_records():
     # The 20-rank check (2 per instance) printed by `derive ec2-10gbe` and kept in the
-    # preset's header: simulated 242.299653 us against 313.960899 published, i.e.
-    # 100 x (242.30 - 313.96) / 313.96 = -22.82%. The engine has moved the simulated value
-    # by a few thousandths of a microsecond since; the placement (2 per node) and the
-    # relative error are what this checks.
+    # preset's header: simulated 242.295350 us against 313.960899 published, i.e.
+    # 100 x (242.2954 - 313.9609) / 313.9609 = -22.83%.
     import io
     import re
 
@@ -53,5 +51,5 @@ def test_the_ec2_check_line_is_the_one_the_preset_records():
                      r"simulated (\S+) us \((\S+)%\)\n", out.getvalue())
     assert m, out.getvalue()
     simulated, pct = float(m[1]), float(m[2])
-    assert simulated == pytest.approx(242.299653, abs=0.01)
-    assert -22.9 < pct < -22.8
+    assert simulated == pytest.approx(242.295350, abs=1e-4)
+    assert pct == -22.83
