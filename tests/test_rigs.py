@@ -183,3 +183,37 @@ def test_a_fit_is_kept_while_newer_than_its_files_and_made_by_the_same_command(t
     os.utime(data, (fit.stat().st_mtime + 5,) * 2)
     rigs_report._calibrate(fit, [data], base, closed_form=True)
     assert len(ran) == 3                       # a file changed since
+
+
+def _fake_probes(calls, fail_after=None):
+    """campaign.measure's stand-in: writes one folder per probe, raises after fail_after."""
+    def measure(probes, out, **kw):
+        calls.append(kw)
+        for i, p in enumerate(probes):
+            if fail_after is not None and i == fail_after:
+                raise KeyboardInterrupt
+            (out / f"probe-{i}").mkdir()
+            (out / f"probe-{i}" / "result.json").write_text("{}")
+    return measure
+
+
+def test_the_rig_campaign_is_kept_whole_or_not_at_all(tmp_path, monkeypatch):
+    from hopsim.calibration import campaign
+    rig, log = rigs.RIGS["A"], open(os.devnull, "w")
+    calls = []
+    monkeypatch.setattr(campaign, "measure", _fake_probes(calls, fail_after=3))
+    with pytest.raises(KeyboardInterrupt):
+        rigs.measure_campaign(rig, tmp_path, tmp_path, log=log)
+    assert sorted(os.listdir(tmp_path)) == []          # no .partial, no half campaign
+    monkeypatch.setattr(campaign, "measure", _fake_probes(calls))
+    rigs.measure_campaign(rig, tmp_path, tmp_path, log=log)
+    done = tmp_path / "campaign-3hosts"
+    assert sorted(os.listdir(tmp_path)) == ["campaign-3hosts"]
+    assert len(os.listdir(done)) == len(campaign.probes(3))
+    # The rig's own shaping, on 3 emulated hosts.
+    assert calls[-1]["emulate_cluster"] == 3
+    assert (calls[-1]["link_rate"], calls[-1]["burst"]) == ("100mbit", 16384)
+    # Kept: a second run measures nothing.
+    monkeypatch.setattr(campaign, "measure", _fake_probes(calls, fail_after=0))
+    rigs.measure_campaign(rig, tmp_path, tmp_path, log=log)
+    assert len(os.listdir(done)) == len(campaign.probes(3))
