@@ -121,11 +121,17 @@ def test_bic_and_weights_by_hand():
     z = (res / F_SCALE) ** 2
     cost = float(0.5 * F_SCALE ** 2 * np.sum(2 * (np.sqrt(1 + z) - 1)))
     j = JointFit(TRUTH, ["latency_us"], [], res, cost)
-    rss = 9e-6
-    assert 2 * cost == pytest.approx(rss, rel=1e-3)
-    # BIC = n ln(RSS/n) + k ln n, n = 4, k = 1.
-    assert j.bic == pytest.approx(4 * math.log(rss / 4) + math.log(4), rel=1e-3)
-    assert j.aic == pytest.approx(4 * math.log(rss / 4) + 2, rel=1e-3)
+    assert 2 * cost == pytest.approx(9e-6, rel=1e-3)
+    # Laplace: BIC = 2 n ln(mean |r|) + k ln n; mean |r| = 0.005 / 4, n = 4, k = 1.
+    assert j.bic == pytest.approx(8 * math.log(0.00125) + math.log(4), rel=1e-9)
+    assert j.aic == pytest.approx(8 * math.log(0.00125) + 2, rel=1e-9)
+    # Where residuals are large the evidence grows with their mean, not its square root:
+    # a fit missing by 30% everywhere against one within 5% over 20 cases, 2 parameters
+    # apart, is 2 x 20 x ln 6 - 2 ln 20 = 65.7 worse.
+    far = JointFit(TRUTH, ["latency_us"], [], np.full(20, 0.3), 0.0)
+    near = JointFit(TRUTH, ["latency_us", "bucket_gbps", "bucket_burst_bytes"], [],
+                    np.full(20, -0.05), 0.0)
+    assert far.bic - near.bic == pytest.approx(40 * math.log(6) - 2 * math.log(20), rel=1e-9)
 
 
 def test_structure_undecided_when_the_data_cannot_tell(files):

@@ -35,8 +35,8 @@ def test_hinge_refuses_a_falling_slope_and_too_few_sizes():
     assert hinge([1, 2, 3], [1.0, 2.0, 3.0], 1, 3) is None
 
 
-def _rows():
-    rows = json.loads((LIVE / "result.json").read_text())["results"]["rows"]
+def _rows(run=LIVE):
+    rows = json.loads((run / "result.json").read_text())["results"]["rows"]
     return [r["bytes"] for r in rows], [r["latency_us"] for r in rows]
 
 
@@ -52,10 +52,18 @@ def test_the_noisy_run_fools_two_separate_lines_but_not_one_bent_curve():
     assert 8e-3 / h.slope_above == pytest.approx(0.2, rel=0.2)
 
 
-def test_calibrate_on_the_noisy_run_reproduces_its_largest_message(tmp_path):
-    r = calibrate_files([str(LIVE / "result.json")], ranks_per_node=1)
-    fitted = {f.key: f.value for f in r.fit.fitted}
-    assert 16384 <= fitted["network.bucket_burst_bytes"] <= 49152   # the closed form
-    sizes, t = _rows()
-    sim = hopsim.simulate(parse_platform(r.toml, "fit"), "pingpong", ranks=2, sizes=[sizes[-1]], iterations=3)
-    assert sim.results["rows"][0]["latency_us"] == pytest.approx(t[-1], rel=0.1)
+@pytest.mark.parametrize("run", [LIVE, LIVE.with_name(LIVE.name + "-2")])
+def test_calibrate_on_a_noisy_run_reproduces_its_largest_message(run):
+    # As `hopsim calibrate FILE` runs it: the closed form, then the joint fit, whose
+    # structure step must decide the bucket (a Gaussian reading of the robust cost left
+    # it undecided on the second run, and the platform took 1 MiB 35% fast).
+    closed = calibrate_files([str(run / "result.json")], ranks_per_node=1)
+    fitted = {f.key: f.value for f in closed.fit.fitted}
+    assert 16384 <= fitted["network.bucket_burst_bytes"] <= 49152
+    r = calibrate_files([str(run / "result.json")], ranks_per_node=1, joint=True)
+    assert "token bucket: on the" in r.text and "undecided" not in next(
+        l for l in r.text.splitlines() if l.strip().startswith("token bucket: on the"))
+    sizes, t = _rows(run)
+    sim = hopsim.simulate(parse_platform(r.toml, "fit"), "pingpong", ranks=2, sizes=[sizes[-1]],
+                          iterations=3)
+    assert sim.results["rows"][0]["latency_us"] == pytest.approx(t[-1], rel=0.15)

@@ -1,0 +1,1 @@
+hopsim calibrate --live --emulate-cluster 2 --link-rate 200mbit --burst 32768 --iterations 3 --out emu.toml  # the CI test's command, while three rigs baselines (calibration.rigs --baseline) ran on the machine's 2 cores; 2026-11-27
