@@ -41,6 +41,7 @@ BOUNDS = {
     "bucket_gbps": (1e-4, 1e4), "bucket_burst_bytes": (1.0, 1e9), "pass_us": (1e-4, 1e4),
     "nic_message_us": (1e-4, 1e4), "intra_latency_us": (1e-4, 1e5),
     "intra_bandwidth_gbps": (1e-3, 1e5), "limiter_gbps": (1e-4, 1e4), "backbone_gbps": (1e-4, 1e4),
+    "gap_us": (1e-3, 1e4),   # the platform refuses a nonzero gap under 1 ns
 }
 # Iterations (repetitions, round trips per rank) per case at most while fitting.
 FIT_CAP = 300
