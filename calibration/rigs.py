@@ -51,6 +51,10 @@ RIGS = {
                                     "passes a whole 1 MiB message at the veth's speed"),
     "C": Rig("C", "none", None, "uncapped: no tbf; the hosts share this machine's 2 cores "
                                 "for packet processing"),
+    # Added after the calibration's last change (2026-11-27) and measured once, to check
+    # it on a rig it was not tuned on: run it explicitly (--rigs D).
+    "D": Rig("D", "400mbit", 131072, "400 Mbit/s, a burst of 128 KiB (2.6 ms of traffic), "
+                                     "between A and B in both: held out from every change"),
 }
 
 
@@ -268,7 +272,8 @@ def main(argv=None) -> int:
     ap.add_argument("--tools", default=".", metavar="DIR",
                     help="folder of IMB-MPI1, osu_latency, osu_bw, latency_checker (default: "
                          "the current folder, then PATH)")
-    ap.add_argument("--rigs", default="A,B,C", help="which rigs (default A,B,C)")
+    ap.add_argument("--rigs", default="A,B,C", help="which rigs (default A,B,C; D, the rig held out "
+                    "from the calibration's changes, only when named)")
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=300, metavar="S", help="per run (default 300)")
     ap.add_argument("--baseline", action="store_true",
