@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import minimize_scalar
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,6 @@ def hinge(sizes, times, first: int, last: int) -> Hinge | None:
     cross where their intercepts put them, and an intercept far from zero is a noisy
     extrapolation; the bend of one curve through both is fixed by the points near it.
     None if there are not two sizes on each side or the slope does not rise."""
-    from scipy.optimize import minimize_scalar
     s = np.asarray(sizes, dtype=float)
     t = np.asarray(times, dtype=float)
     keep = (s >= first) & (s <= last) & (t > 0)
