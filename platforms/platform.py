@@ -55,6 +55,7 @@ FILE_KEYS = {
     "pacing_gbps": "network.pacing_gbps",
     "pacing_above_bytes": "network.pacing_above_bytes",
     "eager_threshold_bytes": "host.eager_threshold_bytes",
+    "rendezvous_first_bytes": "host.rendezvous_first_bytes",
     "probe": "host.probe",
     "noise_scope": "noise.scope",
     "noise_distribution": "noise.distribution",
@@ -113,6 +114,9 @@ class Platform:
     pacing_gbps: float = 0.0
     pacing_above_bytes: int = 0
     eager_threshold_bytes: int | None = None
+    # A rendezvous's first fragment, sent with its request (Open MPI ob1: the BTL's
+    # rndv_eager_limit); 0: the request carries no data (MPICH, SMPI).
+    rendezvous_first_bytes: int = 0
     probe: str = "arrival"
     noise_scope: str = "off"
     noise_distribution: str = "lognormal"
@@ -189,6 +193,11 @@ class Platform:
             if self.eager_threshold_bytes < 0:
                 self._fail("eager_threshold_bytes",
                            f"must be >= 0 (absent: always eager), got {self.eager_threshold_bytes}")
+        _check_int(self, "rendezvous_first_bytes")
+        if self.rendezvous_first_bytes < 0:
+            self._fail("rendezvous_first_bytes", f"must be >= 0, got {self.rendezvous_first_bytes}")
+        if self.rendezvous_first_bytes > 0 and self.eager_threshold_bytes is None:
+            self._fail("rendezvous_first_bytes", "needs host.eager_threshold_bytes (no rendezvous without it)")
         if self.transport not in TRANSPORTS:
             self._fail("transport", f"must be one of {', '.join(TRANSPORTS)}, got {self.transport!r}")
         if self.transport == "queue" and self.topology != "star":
@@ -252,7 +261,7 @@ class Platform:
             "limiter_gbps", "topology", "topology_parameters", "transport", "intra_latency_us", "intra_bandwidth_gbps",
             "send_overhead_us", "recv_overhead_us", "per_byte_overhead_ns", "gap_us",
             "pass_us", "reduce_ns_per_byte", "reception", "oversubscribe", "bucket_gbps", "bucket_burst_bytes",
-            "nic_message_us", "pacing_gbps", "pacing_above_bytes", "probe", "noise_scope", "noise_distribution", "noise_median_us",
+            "nic_message_us", "pacing_gbps", "pacing_above_bytes", "rendezvous_first_bytes", "probe", "noise_scope", "noise_distribution", "noise_median_us",
             "noise_sigma")}
         spec["eager_threshold_bytes"] = (-1 if self.eager_threshold_bytes is None
                                          else self.eager_threshold_bytes)
@@ -294,7 +303,9 @@ class Platform:
         if self.oversubscribe:
             on.append("oversubscribed cores")
         if self.eager_threshold_bytes is not None:
-            on.append(f"rendezvous above {self.eager_threshold_bytes} B")
+            on.append(f"rendezvous above {self.eager_threshold_bytes} B"
+                      + (f", its first {self.rendezvous_first_bytes} B with the request"
+                         if self.rendezvous_first_bytes else ""))
         if self.probe != "arrival":
             on.append(f"probe at {self.probe}")
         if self.noise_scope != "off":

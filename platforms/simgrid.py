@@ -171,8 +171,9 @@ def simgrid_texts(platform, segments=(), eager_threshold: int | None = None) -> 
     and carry the host costs (smpi/os, smpi/or: offset and per-byte seconds) and the per-size breakpoints
     found by the fit (smpi/bw-factor and smpi/lat-factor, one factor per segment, relative
     to the platform's bandwidth and latency; smpi/async-small-thresh and
-    smpi/send-is-detached-thresh at a fitted eager threshold). A paced platform's flags
-    come from its pacing and bucket instead (pacing_cfg, _sustained).
+    smpi/send-is-detached-thresh at a fitted eager threshold; SMPI's request carries no
+    data, so a first fragment with it, host.rendezvous_first_bytes, has no flag). A paced
+    platform's flags come from its pacing and bucket instead (pacing_cfg, _sustained).
     """
     p = platform
     half_lat = p.latency_us / 2

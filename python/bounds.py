@@ -78,6 +78,7 @@ BOUNDS: dict[str, Bound] = {
     "network.pacing_above_bytes": Bound("int", 0, INT32_MAX, "bytes", "an MPI count is a C int"),
     "network.nic_message_us": Bound("float", MIN_TIME_US, MAX_TIME_US, "us", _TIME, zero=True),
     "host.eager_threshold_bytes": Bound("int", 0, INT32_MAX, "bytes", "absent: always eager; an MPI count is a C int"),
+    "host.rendezvous_first_bytes": Bound("int", 0, INT32_MAX, "bytes", "0: the request carries no data; an MPI count is a C int"),
     "noise.median_us": Bound("float", MIN_TIME_US, MAX_TIME_US, "us", _TIME, zero=True),
     "noise.sigma": Bound("float", 1e-6, 10, "", "a lognormal's log-space SD; e^10 spreads beyond any measurement", zero=True),
     # Workload parameters (hopsim.simulate keywords = CLI flags = scenario keys).

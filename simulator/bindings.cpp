@@ -46,7 +46,7 @@ PlatformSpec platform_from(const py::dict& d)
                  {"name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps", "limiter_gbps", "topology",
                   "topology_parameters", "intra_latency_us", "intra_bandwidth_gbps", "send_overhead_us",
                   "recv_overhead_us", "per_byte_overhead_ns", "gap_us", "pass_us", "reception", "bucket_gbps",
-                  "bucket_burst_bytes", "nic_message_us", "pacing_gbps", "pacing_above_bytes", "oversubscribe", "eager_threshold_bytes", "probe", "transport",
+                  "bucket_burst_bytes", "nic_message_us", "pacing_gbps", "pacing_above_bytes", "oversubscribe", "eager_threshold_bytes", "rendezvous_first_bytes", "probe", "transport",
                   "noise_scope", "noise_distribution", "noise_median_us", "noise_sigma", "noise_values_us",
                   "reduce_ns_per_byte"},
                  "platform");
@@ -83,6 +83,7 @@ PlatformSpec platform_from(const py::dict& d)
   take(d, "pacing_above_bytes", p.pacing_above_bytes);
   take(d, "oversubscribe", p.oversubscribe);
   take(d, "eager_threshold_bytes", p.eager_threshold_bytes);
+  take(d, "rendezvous_first_bytes", p.rendezvous_first_bytes);
   std::string transport = "flow";
   take(d, "transport", transport);
   if (transport == "flow")

@@ -105,6 +105,7 @@ void validate(const PlatformSpec& p, const WorkloadSpec& w)
   require(p.pacing_above_bytes >= 0, "pacing_above_bytes must be zero or positive");
   require(p.pacing_gbps > 0 || p.pacing_above_bytes == 0, "pacing_above_bytes needs pacing_gbps");
   require(p.eager_threshold_bytes >= -1, "eager_threshold_bytes must be zero or positive (-1: always eager)");
+  require(p.rendezvous_first_bytes >= 0, "rendezvous_first_bytes must be zero or positive");
   if (p.noise_scope != NoiseScope::Off) {
     if (p.noise_distribution == NoiseDistribution::Lognormal) {
       require(positive(p.noise_median_us), "noise median_us must be positive");

@@ -359,7 +359,7 @@ void Sim::inject(uint32_t id)
   m.announced = false;
   m.matched = false;
   m.rts_arrived = false;
-  bool rendezvous = platform_.eager_threshold_bytes >= 0 && m.bytes > platform_.eager_threshold_bytes;
+  bool rendezvous = is_rendezvous(m);
   double release = rendezvous ? stage(id, kRequestToSend, m.from, m.to, 0, now)
                               : stage(id, kData, m.from, m.to, m.bytes, now);
   if (platform_.probe == Probe::Post) {
@@ -379,6 +379,23 @@ void Sim::announce(uint32_t id, double visible_at)
   wake(m.to);
 }
 
+bool Sim::is_rendezvous(const Message& m) const
+{
+  return platform_.eager_threshold_bytes >= 0 && m.bytes > platform_.eager_threshold_bytes;
+}
+
+int64_t Sim::wire_bytes(const Message& m) const
+{
+  // Open MPI's ob1 sends a rendezvous's first fragment (btl rndv_eager_limit, the eager
+  // limit by default) with the request; the rest follows the receiver's answer.
+  if (m.phase == kClearToSend)
+    return 0;
+  if (not is_rendezvous(m))
+    return m.phase == kData ? m.bytes : 0;
+  int64_t first = std::min(m.bytes, platform_.rendezvous_first_bytes);
+  return m.phase == kRequestToSend ? first : m.bytes - first;
+}
+
 double Sim::stage(uint32_t id, int phase, int src, int dst, int64_t /*bytes*/, double t)
 {
   Message& m = pool_[id];
@@ -387,7 +404,7 @@ double Sim::stage(uint32_t id, int phase, int src, int dst, int64_t /*bytes*/, d
   m.rate = 0;
   double release = t;
   if (nic_.active() && node_of(src) != node_of(dst))
-    release = nic_.egress(node_of(src), t, phase == kData ? m.bytes : 0, &m.spread, &m.rate);
+    release = nic_.egress(node_of(src), t, wire_bytes(m), &m.spread, &m.rate);
   if (release <= now_ && transport_->can_start_now())
     start_transfer(id);
   else
@@ -401,7 +418,7 @@ void Sim::start_transfer(uint32_t id)
   if (m.phase == kClearToSend)
     transport_->start(*this, id, m.to, m.from, 0);
   else
-    transport_->start(*this, id, m.from, m.to, m.phase == kData ? m.bytes : 0);
+    transport_->start(*this, id, m.from, m.to, wire_bytes(m));
 }
 
 void Sim::transfer_done(uint32_t id)
@@ -411,7 +428,7 @@ void Sim::transfer_done(uint32_t id)
   int dst = m.phase == kClearToSend ? m.from : m.to;
   double at = now_;
   if (nic_.active() && node_of(src) != node_of(dst))
-    at = nic_.ingress(node_of(dst), at, m.phase == kData ? m.bytes : 0, m.spread);
+    at = nic_.ingress(node_of(dst), at, wire_bytes(m), m.spread);
   switch (m.phase) {
     case kRequestToSend:
       m.rts_arrived = true;

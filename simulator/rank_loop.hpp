@@ -117,6 +117,9 @@ public:
   // A new message from `origin` to `final_dst`, routed on the overlay if there is one.
   uint32_t create(int origin, int final_dst, int64_t bytes, int kind, int64_t seq);
   Message& message(uint32_t id) { return pool_[id]; }
+  // The bytes the transfer in flight carries: the message, a rendezvous's first fragment
+  // (with its request) or the rest (after the answer), none for the answer itself.
+  int64_t wire_bytes(const Message& m) const;
   void release(uint32_t id) { pool_.release(id); }
   // Ends the simulation: no rank runs again.
   void finish();
@@ -155,6 +158,7 @@ private:
   int next_hop(int origin, int cur, int dst);
   void inject(uint32_t id);
   double stage(uint32_t id, int phase, int src, int dst, int64_t bytes, double t);
+  bool is_rendezvous(const Message& m) const;
   void start_transfer(uint32_t id);
   void announce(uint32_t id, double visible_at);
   // Suspension points of a rank's loop: until `date`, wakeable or not.

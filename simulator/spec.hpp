@@ -54,6 +54,7 @@ struct PlatformSpec {
   int64_t pacing_above_bytes = 0;  // messages up to this size leave unpaced (one packet)
   bool oversubscribe = false;     // more ranks than cores: passes and overheads stretch
   int64_t eager_threshold_bytes = -1;  // above it: rendezvous; -1: always eager
+  int64_t rendezvous_first_bytes = 0;  // sent with a rendezvous's request (Open MPI ob1)
   Probe probe = Probe::Arrival;
   NoiseScope noise_scope = NoiseScope::Off;
   NoiseDistribution noise_distribution = NoiseDistribution::Lognormal;

@@ -80,7 +80,7 @@ public:
       return;
     }
     double now = sim.now();
-    auto s = static_cast<double>(m.phase == 0 ? m.bytes : 0);
+    auto s = static_cast<double>(sim.wire_bytes(m));
     bool paced = m.rate > 0;
     if (m.link == kLimitUp) {
       m.wire_end = std::max(m.wire_end, limit(m.wire_src, now, s));

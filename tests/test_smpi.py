@@ -113,6 +113,12 @@ def test_export_refuses_what_smpi_cannot_express():
         simgrid.platform_xml(spec)
     spec["bucket_gbps"] = 0.0  # the neutral value passes
     simgrid.platform_xml(spec)
+    # Open MPI's first fragment with the request: SMPI's rendezvous request is empty.
+    spec["rendezvous_first_bytes"] = 65535
+    with pytest.raises(InputError, match="rendezvous_first_bytes"):
+        simgrid.platform_xml(spec)
+    spec["rendezvous_first_bytes"] = 0
+    simgrid.platform_xml(spec)
     torus = Platform(name="t", nodes=8, cores=1, latency_us=1, bandwidth_gbps=1, topology="torus",
                      topology_parameters="2,2,2")
     with pytest.raises(InputError, match="topology"):

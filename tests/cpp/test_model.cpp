@@ -253,6 +253,42 @@ TEST(Rendezvous, LargeMessagesPayTheHandshake)
   EXPECT_NEAR(lat[2], 30 + 4096 / 125.0, 1e-9) << r;
 }
 
+TEST(Rendezvous, FirstFragmentWithTheRequestKeepsTheBytes)
+{
+  PlatformSpec p = base();
+  p.eager_threshold_bytes = 1000;
+  p.rendezvous_first_bytes = 1000;
+  // Open MPI's ob1: the request carries the first 1000 bytes (L + 1000/R), the answer L,
+  // the rest L + 3096/R: 3L + 4096/R, as without it (each byte crosses once).
+  EXPECT_NEAR(fields(pingpong(p, {4096}, 3), "latency_us")[0], 30 + 4096 / 125.0, 1e-9);
+}
+
+TEST(Rendezvous, TheFirstFragmentOverlapsTheHandshake)
+{
+  // A token bucket at r = 0.2 Gbit/s (25 bytes/us) with no depth: each node's NIC passes
+  // its bytes in order at r. Two ranks exchange two 10000-byte messages each way; as in
+  // IMB (Isend, Isend, Recv, Recv) a rank answers a request when its blocking receive
+  // takes it, the second only once the first message is in.
+  // Requests without data: request 1 in at L, answered, cleared at 2L; message 1 leaves
+  // over s/r and is in at 3L + s/r; request 2 (in since L) is answered then, message 2
+  // in at 5L + 2s/r = 850.
+  // With the first T = 1000 bytes in each request: the requests leave over [0, T/r] and
+  // [T/r, 2T/r] (to 80); request 1 is in at T/r + L = 50, its answer waits behind this
+  // node's request 2 (to 80) and clears the rest at 90; the rest (s - T) is in at 90 +
+  // (s - T)/r + L = 460; request 2 is answered then, its rest in at 460 + 2L + (s - T)/r
+  // = 840 = 4L + 2s/r: one latency less than without (T/r > L).
+  PlatformSpec p = base();
+  p.bucket_gbps = 0.2;
+  p.eager_threshold_bytes = 1000;
+  std::string r = exchange(p, 2, 1, 10000, 3);
+  EXPECT_NEAR(fields(r, "t_min_us")[0], 50 + 2 * 10000 / 25.0, 1e-9) << r;
+  EXPECT_NEAR(fields(r, "t_max_us")[0], 50 + 2 * 10000 / 25.0, 1e-9) << r;
+  p.rendezvous_first_bytes = 1000;
+  r = exchange(p, 2, 1, 10000, 3);
+  EXPECT_NEAR(fields(r, "t_min_us")[0], 40 + 2 * 10000 / 25.0, 1e-9) << r;
+  EXPECT_NEAR(fields(r, "t_max_us")[0], 40 + 2 * 10000 / 25.0, 1e-9) << r;
+}
+
 // ---- Probe visibility -----------------------------------------------------------------
 
 TEST(Probe, HeaderAndPostLetTheReceiverStartEarlierAndBlock)
