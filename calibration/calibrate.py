@@ -286,8 +286,8 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
         lines += table.text(per_case=False).rstrip("\n").splitlines()
     text = "\n".join(lines) + "\n"
 
-    eager = next((f.value for f in fit.fitted if f.key == "host.eager_threshold_bytes"), None)
-    xml, flags = simgrid_texts(p, fit.segments, eager)
+    # The written platform's protocol (the joint fit's decision, else the closed form's).
+    xml, flags = simgrid_texts(p, fit.segments, p.eager_threshold_bytes)
     header = ["Written by: hopsim " + " ".join(shlex.quote(a) for a in (argv or [])),
               "Every value's origin is in [provenance]. The fit's report:", ""] + \
              [l for l in lines]

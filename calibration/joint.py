@@ -73,6 +73,9 @@ class JointFit:
     undetermined: list[str] = field(default_factory=list)
     evaluations: int = 0
     seconds: float = 0.0
+    # Discrete values chosen from these data before the fit (a screened threshold): each
+    # counts as a parameter in the BIC, as a fitted one would.
+    chosen_k: int = 0
 
     @property
     def n(self) -> int:
@@ -80,7 +83,7 @@ class JointFit:
 
     @property
     def k(self) -> int:
-        return len(self.free)
+        return len(self.free) + self.chosen_k
 
     @property
     def bic(self) -> float:

@@ -3,8 +3,7 @@ by BIC on the robust log residuals (calibration/joint.py).
 
 The mechanisms are decided one after the other (pacing, token bucket, shared capacity,
 per-node NIC cost, gap between a rank's sends, eager/rendezvous threshold, probe
-visibility, transport), each from the
-platform the previous decisions chose. An alternative wins when its BIC is at least
+visibility, transport), each from the platform the previous decisions chose. An alternative wins when its BIC is at least
 BIC_MARGIN below every other one (Kass and Raftery's "strong" evidence); otherwise the
 mechanism is undecided and stays as --base has it (the fit of --base's alternative is kept).
 
@@ -65,6 +64,8 @@ class Alternative:
     # The alternative this one holds as a limit (a capacity or a bucket's rate without
     # bound is none; a NIC cost of 0 is none): fitted well, it cannot cost more than that.
     nests: str | None = None
+    # Discrete values chosen from the data before its fit (JointFit.chosen_k).
+    chosen: int = 0
 
 
 @dataclass
@@ -309,14 +310,63 @@ def _gap(p: Platform, base: Platform, cases):
     return [on, off], ("per-message gap" if base.gap_us > 0 else "no gap")
 
 
-def _eager(p: Platform, base: Platform, cases, candidate: int | None):
-    threshold = candidate if candidate is not None else (p.eager_threshold_bytes
-                                                         or base.eager_threshold_bytes)
-    if threshold is None:
+# Workloads whose ranks send and receive at once: a rendezvous's handshake then waits
+# behind the other direction's data, which a ping-pong never shows.
+BOTH_WAYS = ("exchange", "pingping", "sendrecv")
+
+
+def rendezvous_thresholds(cases) -> list[int]:
+    """Every threshold the both-ways cases between nodes (BOTH_WAYS) can tell apart: one
+    per interval between their measured sizes, put just under the upper size (a
+    rendezvous from it on; Open MPI's eager limit counts its header, so 64 KiB messages
+    are its first rendezvous)."""
+    sizes = sorted({c.bytes for c in cases if c.workload in BOTH_WAYS and c.ranks > c.ranks_per_node})
+    return [s - 1 for s in sizes[1:]]
+
+
+def _screen(p: Platform, cases, cap) -> tuple[int, int, int]:
+    """(threshold, first bytes, simulations): of every rendezvous_thresholds value, with an
+    empty request and with its first bytes in it, the one whose platform simulates the
+    cases at the least robust cost (no fit: one simulation of every case each)."""
+    costs = {}
+    for t in rendezvous_thresholds(cases):
+        for first in (0, t):
+            costs[(t, first)] = fit_joint(p.replace(eager_threshold_bytes=t, rendezvous_first_bytes=first),
+                                          cases, [], cap=cap).cost
+    t, first = min(costs, key=lambda tf: (costs[tf], tf))
+    return t, first, len(costs)
+
+
+def _eager(p: Platform, base: Platform, cases, candidate: int | None, cap):
+    """Eager only against a rendezvous above a threshold, each with an empty request and
+    with its first bytes in it (ob1): the closed form's threshold (a jump in the
+    ping-pong) or --base's, and the both-ways cases' best screened one (_screen), whose
+    choice counts as a parameter (JointFit.chosen_k)."""
+    known = []
+    for t in (candidate if candidate is not None else base.eager_threshold_bytes,
+              p.eager_threshold_bytes):
+        if t is not None and int(t) not in known:
+            known.append(int(t))
+    screened = None
+    if rendezvous_thresholds(cases):
+        screened = _screen(p, cases, cap)
+    if not known and screened is None:
         return None
-    on = Alternative(f"rendezvous above {threshold} B", p.replace(eager_threshold_bytes=int(threshold)), [])
-    off = Alternative("eager only", p.replace(eager_threshold_bytes=None), [])
-    return [on, off], (on.label if base.eager_threshold_bytes is not None else "eager only")
+    alternatives = [Alternative("eager only", p.replace(eager_threshold_bytes=None,
+                                                        rendezvous_first_bytes=0), [])]
+    for t, chosen in [(t, 0) for t in known] + ([(screened[0], 1)] if screened and
+                                                  screened[0] not in known else []):
+        alternatives.append(Alternative(f"rendezvous above {t} B", p.replace(
+            eager_threshold_bytes=t, rendezvous_first_bytes=0), [], chosen=chosen))
+        alternatives.append(Alternative(f"rendezvous above {t} B, first {t} B with the request",
+                                        p.replace(eager_threshold_bytes=t, rendezvous_first_bytes=t),
+                                        [], chosen=chosen))
+    labels = [a.label for a in alternatives]
+    t0 = base.eager_threshold_bytes
+    base_label = ("eager only" if t0 is None else f"rendezvous above {t0} B"
+                  + (f", first {t0} B with the request" if base.rendezvous_first_bytes else ""))
+    return alternatives, (base_label if base_label in labels else labels[0]), \
+        (screened[2] if screened else 0)
 
 
 def _probe(p: Platform, base: Platform, cases):
@@ -332,6 +382,9 @@ def _transport(p: Platform, base: Platform, cases):
     return [Alternative(t, p.replace(transport=t), []) for t in ("flow", "queue")], base.transport
 
 
+# The protocol last but for the probe and the transport: in the engine a handshake slows
+# a two-node exchange only where the directions share a capacity, and on small messages
+# it would stand in for a missing gap (docs/calibration.md).
 MECHANISMS = (("pacing", _pacing), ("token bucket", _bucket), ("shared capacity", _shared),
               ("NIC message cost", _nic), ("gap between sends", _gap),
               ("eager/rendezvous", _eager), ("probe visibility", _probe), ("transport", _transport))
@@ -347,17 +400,22 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
     current = core_fit = fit_joint(start, cases, core, cap=cap, max_nfev=max_nfev)
     extra: list[str] = []
     decisions = []
+    screened = 0    # the eager threshold's screening simulations
     for name, make in MECHANISMS:
-        args = (current.platform, base, cases) + ((eager_candidate,) if make is _eager else ())
+        args = (current.platform, base, cases) + ((eager_candidate, cap) if make is _eager else ())
         made = make(*args)
         if made is None:
             continue
-        alternatives, base_label = made
+        if make is _eager:
+            alternatives, base_label, n_screened = made
+            screened += n_screened
+        else:
+            alternatives, base_label = made
         # An alternative that frees more values than there are cases fits them exactly
         # whatever they are: its BIC decides nothing, so --base's mechanism stays.
         keep_now = [f for f in extra if f not in hold]
-        if any(len(core) + len(keep_now) + len([f for f in a.free if f not in hold]) > len(cases)
-               for a in alternatives):
+        if any(len(core) + len(keep_now) + len([f for f in a.free if f not in hold]) + a.chosen
+               > len(cases) for a in alternatives):
             continue
         fits = []
         starts = {}
@@ -378,6 +436,7 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
                     j, starts[alt.label] = k, how
                 else:
                     j.evaluations = k.evaluations
+            j.chosen_k = alt.chosen
             fits.append((alt.label, j))
         bics, compared = compare(fits)
         ranked = sorted(fits, key=lambda lf: bics[lf[0]])
@@ -401,7 +460,8 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
         alt = next(a for a in alternatives if a.label == chosen)
         extra = [f for f in extra if f not in _turned_off(alt)] + [f for f in alt.free
                                                                    if f not in hold]
-    evaluations = core_fit.evaluations + sum(j.evaluations for d in decisions for _, j in d.fits)
+    evaluations = (screened + core_fit.evaluations
+                   + sum(j.evaluations for d in decisions for _, j in d.fits))
     return StructureFit(current, decisions, evaluations, time.perf_counter() - t0)
 
 
@@ -448,6 +508,7 @@ def mechanism_keys(name: str) -> list[str]:
               "token bucket": ["bucket_gbps", "bucket_burst_bytes"],
               "shared capacity": ["limiter_gbps", "backbone_gbps"],
               "NIC message cost": ["nic_message_us"], "gap between sends": ["gap_us"],
-              "eager/rendezvous": ["eager_threshold_bytes"], "probe visibility": ["probe"],
+              "eager/rendezvous": ["eager_threshold_bytes", "rendezvous_first_bytes"],
+              "probe visibility": ["probe"],
               "transport": ["transport"]}[name]
     return [key(f) for f in fields]
