@@ -52,6 +52,12 @@ START_NIC_FRACTION = 0.05       # of the network latency
 START_BURST_BYTES = 65536
 # Mean |log residual| below this (0.1%) is within what the tools print (two decimals).
 RESOLUTION = 1e-3
+# A shared capacity's fit also starts from the best of these multiples of its first guess,
+# one simulation of every case each (_scanned): from twice as tight to 16 times looser,
+# where it binds no node and costs what "none" costs; the lower-cost fit of the two starts
+# is kept, so a capacity the first start leaves stuck above "none" gets a start at or
+# below none's cost.
+SCAN_FACTORS = tuple(2 ** (k / 2) for k in range(-2, 9))
 
 
 @dataclass
@@ -66,6 +72,9 @@ class Alternative:
     nests: str | None = None
     # Discrete values chosen from the data before its fit (JointFit.chosen_k).
     chosen: int = 0
+    # (field, values): a second start at the value at which the platform simulates the
+    # cases at the least robust cost (_scanned).
+    scan: tuple[str, tuple[float, ...]] | None = None
 
 
 @dataclass
@@ -223,12 +232,26 @@ def _shared(p: Platform, base: Platform, cases):
     nodes = max(_nodes(c) for c in big) if big else 2
     none = Alternative("none", p.replace(limiter_gbps=0.0, backbone_gbps=0.0), [])
     lim = Alternative(LIMITER, p.replace(limiter_gbps=float(f"{d0:.6g}"), backbone_gbps=0.0),
-                      ["limiter_gbps"], nests="none")
+                      ["limiter_gbps"], nests="none",
+                      scan=("limiter_gbps", tuple(float(f"{d0 * f:.6g}") for f in SCAN_FACTORS)))
     # The backbone carries every node's share: nodes / 2 limiters' worth.
-    bb = Alternative(BACKBONE, p.replace(backbone_gbps=float(f"{d0 * nodes / 2:.6g}"),
-                                         limiter_gbps=0.0), ["backbone_gbps"], nests="none")
+    b0 = d0 * nodes / 2
+    bb = Alternative(BACKBONE, p.replace(backbone_gbps=float(f"{b0:.6g}"), limiter_gbps=0.0),
+                     ["backbone_gbps"], nests="none",
+                     scan=("backbone_gbps", tuple(float(f"{b0 * f:.6g}") for f in SCAN_FACTORS)))
     label = LIMITER if base.limiter_gbps > 0 else BACKBONE if base.backbone_gbps > 0 else "none"
     return [none, lim, bb], label
+
+
+def _scanned(alt: Alternative, cases, cap) -> tuple[Platform, str, int]:
+    """(start, how, simulations): alt's platform at the scanned value of alt.scan's field
+    that simulates the cases at the least robust cost (ties: the smaller value), no fit."""
+    name, values = alt.scan
+    costs = {v: fit_joint(alt.platform.replace(**{name: v}), cases, [], cap=cap).cost
+             for v in values}
+    best = min(values, key=lambda v: (costs[v], v))
+    how = f"started at {name} = {best:.4g}, the best of {len(values)} scanned"
+    return alt.platform.replace(**{name: best}), how, len(values)
 
 
 def compare(fits) -> tuple[dict, int]:
@@ -400,7 +423,7 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
     current = core_fit = fit_joint(start, cases, core, cap=cap, max_nfev=max_nfev)
     extra: list[str] = []
     decisions = []
-    screened = 0    # the eager threshold's screening simulations
+    screened = 0    # simulations outside the fits: the eager threshold's screen, scans
     for name, make in MECHANISMS:
         args = (current.platform, base, cases) + ((eager_candidate, cap) if make is _eager else ())
         made = make(*args)
@@ -426,8 +449,14 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
             # A discrete switch with nothing new to fit gets a shorter refit.
             nfev = max_nfev if alt.free else max(4, max_nfev // 2)
             free = [f for f in alt.free if f not in hold]
+            more = list(alt.starts)
+            if alt.scan and alt.scan[0] in free:
+                scanned, how, n_scanned = _scanned(alt, cases, cap)
+                screened += n_scanned
+                if scanned != alt.platform:
+                    more.append((how, scanned))
             j = fit_joint(alt.platform, cases, core + keep + free, cap=cap, max_nfev=nfev)
-            for how, other in alt.starts:
+            for how, other in more:
                 if progress:
                     progress(f"{name}: fitting {alt.label}, {how}")
                 k = fit_joint(other, cases, core + keep + free, cap=cap, max_nfev=nfev)

@@ -123,6 +123,9 @@ def test_the_reported_simulation_count_is_every_joint_fits_own(runs, monkeypatch
 
     monkeypatch.setattr(structure, "fit_joint", counted)
     monkeypatch.setattr(determine, "fit_joint", counted)
+    # A scan of one value (the first guess) adds no start: the fit stays where it leaves
+    # the capacity undetermined; the scan's own simulations still count.
+    monkeypatch.setattr(structure, "SCAN_FACTORS", (1.0,))
     r = calibrate_files([runs["limited"]["pp"], runs["limited"]["ex2"]], base=BACKBONED, nodes=4,
                         joint=True, cap=None)
     assert "not determined by these files" in r.text
@@ -151,3 +154,29 @@ def test_osu_bw_streaming_rate_gives_the_bucket_the_ping_pong_hides(tmp_path):
     d = next(d for d in sf.decisions if d.mechanism == "token bucket")
     assert d.chosen == "token bucket" and not d.undecided, d.line()
     assert sf.fit.platform.bucket_gbps == pytest.approx(0.4, rel=0.05)
+
+
+def test_the_capacity_scan_starts_near_the_true_rate_and_binds_nothing_where_there_is_none(runs, tmp_path):
+    # The scan's start is the grid value at the least cost (one simulation each, no fit):
+    # next to the true 1.4 Gbit/s on the limited truth's exchange (the grid's values are
+    # a factor sqrt(2) apart); on files without a capacity, a value that binds nothing,
+    # which simulates them exactly as "none" does.
+    from hopsim.calibration.joint import fit_joint
+    from hopsim.calibration.structure import SCAN_FACTORS, Alternative, _scanned
+
+    def scanned(paths, truth):
+        cases = cases_of([m for f in paths for m in parse_file(f)])[0]
+        grid = tuple(0.5 * f for f in SCAN_FACTORS)    # 0.25 .. 8 Gbit/s
+        alt = Alternative(LIMITER, truth.replace(limiter_gbps=0.5), ["limiter_gbps"],
+                          scan=("limiter_gbps", grid))
+        start, how, n = _scanned(alt, cases, None)
+        assert n == len(grid) and f"the best of {len(grid)} scanned" in how
+        return start, cases
+
+    start, _ = scanned([runs["limited"]["pp"], runs["limited"]["ex2"]], PLAIN)
+    assert 1.4 / 2 ** 0.25 <= start.limiter_gbps <= 1.4 * 2 ** 0.25
+    plain = [_write(tmp_path, "pp.json", PLAIN, "pingpong", ranks=2, sizes=PP_SIZES, iterations=3),
+             _write(tmp_path, "ex.json", PLAIN, "exchange", ranks=2, sizes=EX_SIZES, repetitions=3)]
+    start, cases = scanned(plain, PLAIN)
+    assert fit_joint(start, cases, [], cap=None).cost == pytest.approx(
+        fit_joint(PLAIN, cases, [], cap=None).cost, abs=1e-12)
