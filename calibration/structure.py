@@ -52,11 +52,11 @@ START_NIC_FRACTION = 0.05       # of the network latency
 START_BURST_BYTES = 65536
 # Mean |log residual| below this (0.1%) is within what the tools print (two decimals).
 RESOLUTION = 1e-3
-# A shared capacity's fit also starts from the best of these multiples of its first guess,
-# one simulation of every case each (_scanned): from twice as tight to 16 times looser,
-# where it binds no node and costs what "none" costs; the lower-cost fit of the two starts
-# is kept, so a capacity the first start leaves stuck above "none" gets a start at or
-# below none's cost.
+# A shared capacity's fit also starts from "none"'s fit with the capacity at the best of
+# these multiples of its first guess, one simulation of every case each (_scanned): from
+# twice as tight to 16 times looser, where it binds no node and costs what "none"'s fit
+# costs; the lower-cost fit of the two starts is kept, so the capacity's fit can no
+# longer stop above the cost of "none", the limit it holds.
 SCAN_FACTORS = tuple(2 ** (k / 2) for k in range(-2, 9))
 
 
@@ -243,15 +243,16 @@ def _shared(p: Platform, base: Platform, cases):
     return [none, lim, bb], label
 
 
-def _scanned(alt: Alternative, cases, cap) -> tuple[Platform, str, int]:
-    """(start, how, simulations): alt's platform at the scanned value of alt.scan's field
-    that simulates the cases at the least robust cost (ties: the smaller value), no fit."""
+def _scanned(alt: Alternative, on: Platform, cases, cap) -> tuple[Platform, str, int]:
+    """(start, how, simulations): `on` (the fit of the alternative alt holds as a limit)
+    with alt.scan's field at the scanned value that simulates the cases at the least robust
+    cost (ties: the smaller value), no fit. A value that binds nothing costs what `on`
+    costs, so the start, and the fit from it, cost no more than that limit's fit."""
     name, values = alt.scan
-    costs = {v: fit_joint(alt.platform.replace(**{name: v}), cases, [], cap=cap).cost
-             for v in values}
+    costs = {v: fit_joint(on.replace(**{name: v}), cases, [], cap=cap).cost for v in values}
     best = min(values, key=lambda v: (costs[v], v))
-    how = f"started at {name} = {best:.4g}, the best of {len(values)} scanned"
-    return alt.platform.replace(**{name: best}), how, len(values)
+    how = f"started at {name} = {best:.4g}, the best of {len(values)} scanned on {alt.nests}'s fit"
+    return on.replace(**{name: best}), how, len(values)
 
 
 def compare(fits) -> tuple[dict, int]:
@@ -450,8 +451,8 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
             nfev = max_nfev if alt.free else max(4, max_nfev // 2)
             free = [f for f in alt.free if f not in hold]
             more = list(alt.starts)
-            if alt.scan and alt.scan[0] in free:
-                scanned, how, n_scanned = _scanned(alt, cases, cap)
+            if alt.scan and alt.scan[0] in free and alt.nests in dict(fits):
+                scanned, how, n_scanned = _scanned(alt, dict(fits)[alt.nests].platform, cases, cap)
                 screened += n_scanned
                 if scanned != alt.platform:
                     more.append((how, scanned))

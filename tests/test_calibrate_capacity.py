@@ -157,10 +157,10 @@ def test_osu_bw_streaming_rate_gives_the_bucket_the_ping_pong_hides(tmp_path):
 
 
 def test_the_capacity_scan_starts_near_the_true_rate_and_binds_nothing_where_there_is_none(runs, tmp_path):
-    # The scan's start is the grid value at the least cost (one simulation each, no fit):
-    # next to the true 1.4 Gbit/s on the limited truth's exchange (the grid's values are
-    # a factor sqrt(2) apart); on files without a capacity, a value that binds nothing,
-    # which simulates them exactly as "none" does.
+    # The scan's start is "none"'s platform with the grid value at the least cost (one
+    # simulation each, no fit): next to the true 1.4 Gbit/s on the limited truth's
+    # exchange (the grid's values are a factor sqrt(2) apart); on files without a
+    # capacity, a value that binds nothing, which simulates them exactly as "none" does.
     from hopsim.calibration.joint import fit_joint
     from hopsim.calibration.structure import SCAN_FACTORS, Alternative, _scanned
 
@@ -168,8 +168,8 @@ def test_the_capacity_scan_starts_near_the_true_rate_and_binds_nothing_where_the
         cases = cases_of([m for f in paths for m in parse_file(f)])[0]
         grid = tuple(0.5 * f for f in SCAN_FACTORS)    # 0.25 .. 8 Gbit/s
         alt = Alternative(LIMITER, truth.replace(limiter_gbps=0.5), ["limiter_gbps"],
-                          scan=("limiter_gbps", grid))
-        start, how, n = _scanned(alt, cases, None)
+                          nests="none", scan=("limiter_gbps", grid))
+        start, how, n = _scanned(alt, truth, cases, None)
         assert n == len(grid) and f"the best of {len(grid)} scanned" in how
         return start, cases
 

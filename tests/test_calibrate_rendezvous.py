@@ -6,7 +6,6 @@ from types import SimpleNamespace as C
 
 import pytest
 
-import hopsim
 from hopsim.calibration import structure
 from hopsim.calibration.calibrate import calibrate_files
 from hopsim.platforms.parse import parse_platform
@@ -25,21 +24,14 @@ def test_every_interval_between_the_both_ways_sizes_is_a_threshold():
 SIZES = [0, 1024, 4096, 16384, 32768, 65536, 131072, 262144, 524288, 1048576]
 
 
-def _files(tmp_path, truth):
-    out = []
-    for name, wl, params in (("pp.json", "pingpong", dict(iterations=5)),
-                             ("ex.json", "exchange", dict(repetitions=3))):
-        r = hopsim.simulate(truth, wl, ranks=2, sizes=SIZES, **params)
-        (tmp_path / name).write_text(r.to_json() + "\n")
-        out.append(str(tmp_path / name))
-    return out
+RUNS = (("pp.json", "pingpong", dict(iterations=5)), ("ex.json", "exchange", dict(repetitions=3)))
 
 
 def _decision(text):
     return next(l.strip() for l in text.splitlines() if l.strip().startswith("eager/rendezvous:"))
 
 
-def test_open_mpis_rendezvous_is_found_from_the_exchange_and_its_first_fragment_told(tmp_path):
+def test_open_mpis_rendezvous_is_found_from_the_exchange_and_its_first_fragment_told(engine_runs):
     # Rig A's kind: a bucket per direction under a node's in + out capacity. A rank answers
     # its second request once its first message is in: meanwhile one direction idles, and
     # the bucket keeps the other from taking the capacity it leaves (12-20% from 64 KiB).
@@ -47,7 +39,7 @@ def test_open_mpis_rendezvous_is_found_from_the_exchange_and_its_first_fragment_
                      bucket_gbps=0.093, bucket_burst_bytes=15000.0, limiter_gbps=0.188,
                      eager_threshold_bytes=65535, rendezvous_first_bytes=65535)
     base = truth.replace(name="b", eager_threshold_bytes=None, rendezvous_first_bytes=0)
-    r = calibrate_files(_files(tmp_path, truth), base=base, joint=True, cap=None)
+    r = calibrate_files(engine_runs(truth, SIZES, RUNS), base=base, joint=True, cap=None)
     assert _decision(r.text).endswith(": rendezvous above 65535 B, first 65535 B with the request")
     fitted = parse_platform(r.toml, "fit")
     assert (fitted.eager_threshold_bytes, fitted.rendezvous_first_bytes) == (65535, 65535)
@@ -55,9 +47,9 @@ def test_open_mpis_rendezvous_is_found_from_the_exchange_and_its_first_fragment_
     assert "async-small-thresh:65535" in r.smpi_flags
 
 
-def test_no_rendezvous_where_there_is_none(tmp_path):
+def test_no_rendezvous_where_there_is_none(engine_runs):
     truth = Platform(name="t", nodes=2, cores=1, latency_us=4.0, bandwidth_gbps=0.19,
                      bucket_gbps=0.093, bucket_burst_bytes=15000.0, limiter_gbps=0.188)
-    r = calibrate_files(_files(tmp_path, truth), base=truth.replace(name="b"), joint=True, cap=None)
+    r = calibrate_files(engine_runs(truth, SIZES, RUNS), base=truth.replace(name="b"), joint=True, cap=None)
     assert "eager/rendezvous:" not in r.text or _decision(r.text).endswith("eager only")
     assert parse_platform(r.toml, "fit").eager_threshold_bytes is None

@@ -47,6 +47,14 @@ std::string exchange(const PlatformSpec& p, int ranks, int ranks_per_node, int64
   return simulate(p, w);
 }
 
+// Every repetition of a 2-rank exchange (one rank per node) of `bytes` takes `us`.
+void expect_every_exchange_takes(const PlatformSpec& p, int64_t bytes, double us)
+{
+  std::string r = exchange(p, 2, 1, bytes, 3);
+  EXPECT_NEAR(fields(r, "t_min_us")[0], us, 1e-9) << r;
+  EXPECT_NEAR(fields(r, "t_max_us")[0], us, 1e-9) << r;
+}
+
 std::string strip_rss(const std::string& s) { return s.substr(0, s.find("\"peak_rss_kib\"")); }
 
 }  // namespace
@@ -90,9 +98,7 @@ TEST(TokenBucket, ContinuousTrafficRunsAtTheSustainedRate)
   // through an empty bucket: 2 s/r = 800 us, the last arriving L later. Between
   // repetitions the bucket gains nothing (depth 0): every repetition takes L + 2s/r = 810
   // (without the bucket: L + 2s/R = 170).
-  std::string r = exchange(p, 2, 1, 10000, 3);
-  EXPECT_NEAR(fields(r, "t_min_us")[0], 10 + 2 * 10000 / 25.0, 1e-9) << r;
-  EXPECT_NEAR(fields(r, "t_max_us")[0], 10 + 2 * 10000 / 25.0, 1e-9) << r;
+  expect_every_exchange_takes(p, 10000, 10 + 2 * 10000 / 25.0);
 }
 
 // ---- Pacing: a connection's own rate ----------------------------------------------------
@@ -280,13 +286,9 @@ TEST(Rendezvous, TheFirstFragmentOverlapsTheHandshake)
   PlatformSpec p = base();
   p.bucket_gbps = 0.2;
   p.eager_threshold_bytes = 1000;
-  std::string r = exchange(p, 2, 1, 10000, 3);
-  EXPECT_NEAR(fields(r, "t_min_us")[0], 50 + 2 * 10000 / 25.0, 1e-9) << r;
-  EXPECT_NEAR(fields(r, "t_max_us")[0], 50 + 2 * 10000 / 25.0, 1e-9) << r;
+  expect_every_exchange_takes(p, 10000, 50 + 2 * 10000 / 25.0);
   p.rendezvous_first_bytes = 1000;
-  r = exchange(p, 2, 1, 10000, 3);
-  EXPECT_NEAR(fields(r, "t_min_us")[0], 40 + 2 * 10000 / 25.0, 1e-9) << r;
-  EXPECT_NEAR(fields(r, "t_max_us")[0], 40 + 2 * 10000 / 25.0, 1e-9) << r;
+  expect_every_exchange_takes(p, 10000, 40 + 2 * 10000 / 25.0);
 }
 
 // ---- Probe visibility -----------------------------------------------------------------
