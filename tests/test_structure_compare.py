@@ -111,3 +111,13 @@ def test_a_nested_alternative_that_fits_worse_than_its_limit_is_no_evidence():
     # Two exact fits (the engine's own outputs) are never stuck, whatever their rounding.
     exact = _fit(np.full(50, 1e-9), times, k=2)
     assert _stuck([others[0], cap], {"none": exact, "per-node limiter": _fit(np.full(50, 1e-8), times, k=3)}, "none") == ""
+
+
+def test_a_value_chosen_from_the_data_counts_as_a_parameter_in_the_bic():
+    # The eager threshold screened from the exchange's sizes (structure._screen) was
+    # chosen by these data: one parameter more, ln n more BIC, as a fitted one costs.
+    j = _fit([0.1, -0.1, 0.2, -0.2], [1.0] * 4, k=1)
+    assert j.bic == pytest.approx(8 * math.log(0.15) + 1 * math.log(4))
+    j.chosen_k = 1
+    assert j.k == 2
+    assert j.bic == pytest.approx(8 * math.log(0.15) + 2 * math.log(4))
