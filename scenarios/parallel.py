@@ -101,16 +101,24 @@ class Processes:
             self._pool.shutdown(wait=True)
 
 
+# The signals hopsim stops on (Ctrl-C; SIGTERM and SIGHUP as Ctrl-C, cli._stop).
+STOPS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+
+
 @contextlib.contextmanager
 def _ctrl_c_held():
-    """A process started in here is born with Ctrl-C blocked (the mask is inherited
-    through fork and exec), so it cannot die of it, traceback and all, while it still
-    imports hopsim; in this process the signal waits and is delivered on leaving."""
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    """A process started in here is born with the stop signals blocked (the mask is
+    inherited through fork and exec), so it cannot die of one, traceback and all, while
+    it still imports hopsim; in this process they wait and are delivered on leaving, when
+    the pool knows the worker and an interrupt kills it. Held for Ctrl-C alone, a SIGTERM
+    in the middle of starting a worker ended this process before the pool recorded it,
+    and the worker, reading its half-written start-up data, printed EOFError's traceback
+    (tests/test_terminal.py, on a loaded machine)."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
 
 
 def available_budget(jobs: int) -> int:

@@ -44,3 +44,5 @@ def init_local_worker(parent: int) -> None:
         os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # Born with them blocked (parallel._ctrl_c_held): a kill of the worker itself works again.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGHUP})
