@@ -3,13 +3,15 @@ by BIC on the robust log residuals (calibration/joint.py).
 
 The mechanisms are decided one after the other (pacing, token bucket, shared capacity,
 per-node NIC cost, gap between a rank's sends, eager/rendezvous threshold, probe
-visibility, transport), each from the platform the previous decisions chose. An alternative wins when its BIC is at least
-BIC_MARGIN below every other one (Kass and Raftery's "strong" evidence); otherwise the
-mechanism is undecided and stays as --base has it (the fit of --base's alternative is kept).
+visibility, transport), each from the platform the previous decisions chose. An
+alternative wins when its BIC is at least BIC_MARGIN below every other one (Kass and
+Raftery's "strong" evidence); otherwise the mechanism is undecided and stays as --base
+has it (the fit of --base's alternative is kept).
 
 An alternative that holds another as a limit (a shared capacity or a bucket's rate without
-bound is none, a NIC cost or a gap of 0 is none) cannot fit worse than it; when its fit stops at a
-higher cost and that limit wins, the optimiser fell short, not the mechanism: it is
+bound is none, a NIC cost or a gap of 0 is none) cannot fit worse than it; when its fit
+stops at a higher cost and that limit wins, the optimiser fell short, not the mechanism
+(a shared capacity's second start, _scanned, rules that out for it): it is
 undecided, with that reason.
 
 Each mechanism is decided by the cases that can decide it: the BICs are computed over the
