@@ -207,8 +207,13 @@ int Sim::pick(const RankState& r, double* when) const
   int best = -1;
   size_t m = list_size(r);
   const double pass_s = pass_of(r);
+  const int awaited = workload_->awaited_source(static_cast<int>(&r - ranks_.data()));
+  if (awaited == Workload::kNoSource)
+    return best;
   for (size_t i = 0; i < r.inbox.size(); i++) {
     const Message& msg = pool_[r.inbox[i]];
+    if (awaited != Workload::kAnySource && msg.from != awaited)
+      continue;
     double t;
     if (platform_.reception == Reception::AnySource) {
       t = grid_at_or_after(r, msg.visible_at);

@@ -40,6 +40,13 @@ public:
   // of MPI_Irecv): a rendezvous request is matched, and cleared to send, as it arrives,
   // not when a pass takes it.
   virtual bool posts_receives_early(int /*rank*/) const { return false; }
+  // The only rank a blocking receive of `rank` takes its next message from (IMB Exchange's
+  // MPI_Recv from the left, then from the right): kAnySource for a receive of any source,
+  // kNoSource when the rank is not in a receive (its messages wait, unexpected; a
+  // rendezvous request is not answered before its receive is posted).
+  static constexpr int kAnySource = -1;
+  static constexpr int kNoSource = -2;
+  virtual int awaited_source(int /*rank*/) const { return kAnySource; }
   // Workloads that wait for their sends (IMB Exchange) are told when a transfer ends.
   virtual bool tracks_send_completion() const { return false; }
   virtual void on_send_complete(Sim&, const Message&) {}

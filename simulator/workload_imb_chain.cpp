@@ -49,6 +49,26 @@ bool ImbChain::wants_pass(int rank)
   return size_index_ < spec_.sizes.size() && (w.phase == Phase::Post || repetition_complete(w));
 }
 
+// Exchange's two blocking receives: the left neighbour's message, then the right one's;
+// after both, none until the sends are complete and the next repetition's are posted
+// (a neighbour's next message waits, unexpected). With two ranks both neighbours are the
+// other rank, whose messages are matched in the order it sent them.
+int ImbChain::awaited_source(int rank) const
+{
+  if (sends_ != 2)
+    return kAnySource;
+  const RankWork& w = work_[rank];
+  int n = spec_.ranks;
+  switch (w.received - sends_ * w.repetition) {
+    case 0:
+      return (rank + n - 1) % n;
+    case 1:
+      return (rank + 1) % n;
+    default:
+      return kNoSource;
+  }
+}
+
 void ImbChain::on_send_complete(Sim&, const Message& m) { work_[m.from].sends_pending--; }
 
 void ImbChain::pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out)
@@ -69,10 +89,11 @@ void ImbChain::pass(Sim& sim, int rank, const Message* received, double t, std::
   if (w.phase == Phase::Post) {
     int n = spec_.ranks;
     int64_t bytes = spec_.sizes[size_index_];
-    // Exchange: left, then right; Sendrecv and PingPing: right (PingPing's other rank).
+    // Exchange: right, then left (IMB's order of MPI_Isend); Sendrecv and PingPing:
+    // right (PingPing's other rank).
+    out.push_back(sim.create(rank, (rank + 1) % n, bytes, 0, w.repetition));
     if (sends_ == 2)
       out.push_back(sim.create(rank, (rank + n - 1) % n, bytes, 0, w.repetition));
-    out.push_back(sim.create(rank, (rank + 1) % n, bytes, 0, w.repetition));
     w.sends_pending += sends_;
     w.phase = Phase::Wait;
   }

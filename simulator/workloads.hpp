@@ -89,8 +89,10 @@ private:
 };
 
 // IMB-MPI1's periodic-chain benchmarks, each repetition: post the sends, receive one
-// message per send, wait for the sends. Exchange sends to both neighbours, Sendrecv to
-// the right one (receiving from the left), PingPing (2 ranks) to the other rank.
+// message per send, wait for the sends. Exchange sends to both neighbours (right, then
+// left) and receives from the left, then from the right (IMB_exchange.c: two MPI_Isend,
+// two blocking MPI_Recv, MPI_Waitall); Sendrecv sends to the right one (receiving from
+// the left), PingPing (2 ranks) to the other rank.
 class ImbChain : public Workload {
 public:
   explicit ImbChain(const WorkloadSpec& spec);
@@ -98,6 +100,7 @@ public:
   void pass(Sim& sim, int rank, const Message* received, double t, std::vector<uint32_t>& out) override;
   bool tracks_send_completion() const override { return true; }
   bool posts_before_receiving() const override { return true; }
+  int awaited_source(int rank) const override;
   void on_send_complete(Sim& sim, const Message& m) override;
   void write_results(JsonWriter& json, const Sim& sim) const override;
   double progress() const override;

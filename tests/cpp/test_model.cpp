@@ -291,6 +291,25 @@ TEST(Rendezvous, TheFirstFragmentOverlapsTheHandshake)
   expect_every_exchange_takes(p, 10000, 40 + 2 * 10000 / 25.0);
 }
 
+TEST(Rendezvous, ExchangeAnswersItsRightNeighbourAfterItsLeft)
+{
+  // IMB Exchange on 4 ranks, block (0,1 | 2,3), every message a rendezvous: rank r
+  // receives from r - 1, then from r + 1, and answers a request only when that receive is
+  // posted. Intra-node (l = 0.5, s/Ri = 1.6): rank 1 answers 0 and rank 3 answers 2 at
+  // l; those messages are in at 2l + (l + s/Ri) = 3.1. The four inter-node requests are in
+  // at L; each is awaited (rank 0 waits for 3, rank 2 for 1, and ranks 1 and 3, done with
+  // their left, for 2 and 0): answered at L, cleared at 2L, and the four messages (two
+  // leaving each node, R/2 each) in at 3L + 2s/R = 190. Only then do ranks 0 and 2 answer
+  // their right neighbours' intra-node requests (in since l): those messages are in at
+  // 190 + 2l + s/Ri = 192.6, and every rank's last send or receive with them. Taking
+  // requests in any order (the intra-node ones first) ends all at 190.
+  PlatformSpec p = base();
+  p.eager_threshold_bytes = 1000;
+  std::string r = exchange(p, 4, 2, 10000, 3);
+  EXPECT_NEAR(fields(r, "t_min_us")[0], 30 + 2 * 10000 / 125.0 + 1 + 1.6, 1e-9) << r;
+  EXPECT_NEAR(fields(r, "t_max_us")[0], 30 + 2 * 10000 / 125.0 + 1 + 1.6, 1e-9) << r;
+}
+
 // ---- Probe visibility -----------------------------------------------------------------
 
 TEST(Probe, HeaderAndPostLetTheReceiverStartEarlierAndBlock)
