@@ -2,6 +2,9 @@
 // forms derived by hand in the comments. Units: us, bytes; 1 Gbit/s = 125 bytes/us.
 #include "engine.hpp"
 #include "json_fields.hpp"
+#include "message.hpp"
+#include "rank_loop.hpp"
+#include "workloads.hpp"
 
 #include <gtest/gtest.h>
 
@@ -308,6 +311,50 @@ TEST(Rendezvous, ExchangeAnswersItsRightNeighbourAfterItsLeft)
   std::string r = exchange(p, 4, 2, 10000, 3);
   EXPECT_NEAR(fields(r, "t_min_us")[0], 30 + 2 * 10000 / 125.0 + 1 + 1.6, 1e-9) << r;
   EXPECT_NEAR(fields(r, "t_max_us")[0], 30 + 2 * 10000 / 125.0 + 1 + 1.6, 1e-9) << r;
+}
+
+TEST(ImbExchange, ReceivesLeftThenRightThenNoneUntilItsSendsComplete)
+{
+  // IMB_exchange.c, one repetition of rank 1 of 4: MPI_Isend to the right (2), then to the
+  // left (0); MPI_Recv from the left, then from the right; MPI_Waitall on the sends. While
+  // it waits for its sends a neighbour's next message is not taken (its next receive is
+  // not posted yet); once they are done the next repetition posts and receives from the
+  // left again.
+  PlatformSpec p = base();
+  p.nodes = 4;
+  WorkloadSpec w;
+  w.kind = WorkloadKind::Exchange;
+  w.ranks = 4;
+  w.ranks_per_node = 1;
+  w.sizes = {1000};
+  w.repetitions = 2;
+  Sim sim(p, w, nullptr);
+  ImbChain chain(w);
+  std::vector<uint32_t> out;
+  chain.pass(sim, 1, nullptr, 0, out);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(sim.message(out[0]).to, 2);
+  EXPECT_EQ(sim.message(out[1]).to, 0);
+  EXPECT_EQ(chain.awaited_source(1), 0);
+  Message in;
+  out.clear();
+  chain.pass(sim, 1, &in, 1e-6, out);
+  EXPECT_EQ(chain.awaited_source(1), 2);
+  chain.pass(sim, 1, &in, 2e-6, out);
+  EXPECT_EQ(chain.awaited_source(1), Workload::kNoSource);
+  EXPECT_FALSE(chain.wants_pass(1));
+  Message sent;
+  sent.from = 1;
+  chain.on_send_complete(sim, sent);
+  EXPECT_EQ(chain.awaited_source(1), Workload::kNoSource);
+  chain.on_send_complete(sim, sent);
+  EXPECT_TRUE(chain.wants_pass(1));
+  chain.pass(sim, 1, nullptr, 3e-6, out);
+  EXPECT_EQ(out.size(), 2u);
+  EXPECT_EQ(chain.awaited_source(1), 0);
+  // Sendrecv and PingPing receive from one source: any.
+  w.kind = WorkloadKind::SendRecv;
+  EXPECT_EQ(ImbChain(w).awaited_source(1), Workload::kAnySource);
 }
 
 // ---- Probe visibility -----------------------------------------------------------------
