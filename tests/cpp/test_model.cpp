@@ -39,7 +39,7 @@ std::string pingpong(const PlatformSpec& p, std::vector<int64_t> sizes, int64_t 
   return simulate(p, w);
 }
 
-std::string exchange(const PlatformSpec& p, int ranks, int ranks_per_node, int64_t bytes, int64_t repetitions)
+WorkloadSpec exchange_spec(int ranks, int ranks_per_node, int64_t bytes, int64_t repetitions)
 {
   WorkloadSpec w;
   w.kind = WorkloadKind::Exchange;
@@ -47,7 +47,12 @@ std::string exchange(const PlatformSpec& p, int ranks, int ranks_per_node, int64
   w.ranks_per_node = ranks_per_node;
   w.sizes = {bytes};
   w.repetitions = repetitions;
-  return simulate(p, w);
+  return w;
+}
+
+std::string exchange(const PlatformSpec& p, int ranks, int ranks_per_node, int64_t bytes, int64_t repetitions)
+{
+  return simulate(p, exchange_spec(ranks, ranks_per_node, bytes, repetitions));
 }
 
 // Every repetition of a 2-rank exchange (one rank per node) of `bytes` takes `us`.
@@ -322,12 +327,7 @@ TEST(ImbExchange, ReceivesLeftThenRightThenNoneUntilItsSendsComplete)
   // left again.
   PlatformSpec p = base();
   p.nodes = 4;
-  WorkloadSpec w;
-  w.kind = WorkloadKind::Exchange;
-  w.ranks = 4;
-  w.ranks_per_node = 1;
-  w.sizes = {1000};
-  w.repetitions = 2;
+  WorkloadSpec w = exchange_spec(4, 1, 1000, 2);
   Sim sim(p, w, nullptr);
   ImbChain chain(w);
   std::vector<uint32_t> out;
