@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ..platforms.platform import Platform
 from .joint import SE_LIMIT, JointFit, fit_joint, key
 from .structure import BIC_MARGIN, StructureFit, mechanism_keys
+from .unexplained import report_lines
 
 
 @dataclass
@@ -117,5 +118,6 @@ def determine(sf: StructureFit, start: Platform, base: Platform | None, base_lab
                        f"form: {start_provenance.get(k, getattr(start, f))}"
                        + (f"; {prov[k]}" if k in prov else ""))
             lines.append(f"  {k} = {v}    (relative SE {100 * se:.1f}%, determined)")
+    lines += report_lines(j.cases, j.simulated)
     seconds = sf.seconds + refits[1]
     return Determined(j, lines, prov, fixed, evaluations, seconds)
