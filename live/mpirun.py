@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -129,7 +130,7 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
              emulate_cluster: int | None = None, link_rate: str | None = None,
              burst: int | None = None, out: str | None = None, timeout: float = 600,
              oversubscribe: bool = False, seed: int = 1, reception: str | None = None,
-             progress=None, cluster=None, **params) -> tuple[dict, str]:
+             progress=None, cluster=None, mca=(), **params) -> tuple[dict, str]:
     """Run one workload live. Returns (the JSON dict, the tool's text output) and, with
     `out`, writes result.json, the raw output and the mpirun command into that folder.
 
@@ -138,8 +139,12 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
     Raises InputError (one line) on bad input or a failed run; KeyboardInterrupt
     (also on SIGTERM under the CLI) after everything was torn down. `cluster`: an
     EmulatedCluster already up, used instead of building one (its owner tears it down;
-    several runs then share one cluster, as calibrate --live --campaign does).
+    several runs then share one cluster, as calibrate --live --campaign does). `mca`:
+    (name, value) pairs passed to mpirun as --mca (Open MPI's own parameters, e.g.
+    btl_tcp_eager_limit); the result records them, and any OMPI_MCA_* variable of the
+    environment, which mpirun passes on as well.
     """
+    mca = check_mca(mca)
     if cluster is not None:
         emulate_cluster, link_rate, burst = cluster.size, cluster.link_rate, cluster.burst
     if tool not in TOOLS:
@@ -210,6 +215,8 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         if crowded or oversubscribe:
             cmd += ["--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]
         cmd += algorithm_arguments(work)
+        for name, value in mca:
+            cmd += ["--mca", name, value]
         own_cluster = cluster is None
         if emulate_cluster is not None:
             if own_cluster:
@@ -239,7 +246,9 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         live = {"tool": tool, "mpirun": shlex.join(cmd), "hosts": emulate_cluster or hostfile or "localhost",
                 "node_of_rank": work.node_of_rank() if (emulate_cluster or hostfile) else [0] * ranks,
                 "link_rate": link_rate, "burst_bytes": cluster.burst if cluster else None,
-                "oversubscribed": crowded, "cores": cores}
+                "oversubscribed": crowded, "cores": cores, "mca": dict(mca),
+                "mca_environment": {k: v for k, v in sorted(os.environ.items())
+                                    if k.startswith("OMPI_MCA_")}}
         platform = live_platform(emulate_cluster, link_rate, cluster.burst if cluster else None,
                                  hostfile, cores)
         parameters = work.parameters()
@@ -250,6 +259,23 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         with outputs:
             _write_outputs(outputs, out_dir, tool, cmd, stdout, stderr, raw_files, result, text)
     return result, text
+
+
+_MCA_NAME = re.compile(r"[A-Za-z0-9_]+")
+
+
+def check_mca(pairs) -> list[tuple[str, str]]:
+    """(name, value) pairs for mpirun's --mca, or InputError naming the bad one."""
+    out = []
+    for pair in pairs:
+        name, value = pair
+        if not _MCA_NAME.fullmatch(name):
+            raise InputError(f"--mca: expected an Open MPI parameter name (letters, digits, _), "
+                             f"got {name!r}")
+        if not value or any(ch in value for ch in "\n\r\0"):
+            raise InputError(f"--mca {name}: expected a value on one line, got {value!r}")
+        out.append((name, value))
+    return out
 
 
 def live_platform(emulate_cluster: int | None, link_rate: str | None, burst_bytes: int | None,
@@ -499,6 +525,9 @@ def add_parser(sub):
                    help="kill the run after S seconds (default 600)")
     p.add_argument("--oversubscribe", action="store_true",
                    help="allow more busy-polling ranks than cores (numbers then measure the scheduler)")
+    p.add_argument("--mca", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                   help="pass an Open MPI parameter to mpirun (repeatable), e.g. --mca "
+                        "btl_tcp_eager_limit 4194304; recorded in the result (default: none)")
     return run
 
 
@@ -512,7 +541,7 @@ def run(args) -> int:
                             emulate_cluster=args.emulate_cluster, link_rate=args.link_rate,
                             burst=args.burst, out=args.out, timeout=args.timeout,
                             oversubscribe=args.oversubscribe, seed=args.seed,
-                            reception=args.reception, progress=progress, **params)
+                            reception=args.reception, progress=progress, mca=args.mca, **params)
     if not args.json:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     sys.stdout.write(json.dumps(result) + "\n")

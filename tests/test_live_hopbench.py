@@ -203,3 +203,29 @@ def test_without_a_built_hopbench_live_runs_are_refused(monkeypatch, tmp_path):
     monkeypatch.setattr(mpirun, "hopbench_path", lambda: tmp_path / "missing" / "hopbench")
     with pytest.raises(InputError, match="hopbench was not built"):
         mpirun.run_live("pingpong", 2, sizes=[0])
+
+
+@needs_mpi
+def test_mca_parameters_reach_mpirun_and_the_result(tmp_path):
+    # An eager limit below the largest size: the run must take it (Open MPI would refuse
+    # an unknown value type), and the result must say what ran.
+    env = dict(ENV, OMPI_MCA_btl_vader_single_copy_mechanism="none")
+    p = subprocess.run([sys.executable, "-m", "hopsim", "live", "--workload", "pingpong",
+                        "--ranks", "2", "--sizes", "0,100000", "--iterations", "20",
+                        "--mca", "btl_tcp_eager_limit", "4096", "--mca", "btl", "self,vader",
+                        "--json"], capture_output=True, text=True, timeout=300, env=env)
+    assert p.returncode == 0, p.stderr
+    live = json.loads(p.stdout.splitlines()[-1])["live"]
+    assert " --mca btl_tcp_eager_limit 4096 --mca btl self,vader " in live["mpirun"]
+    assert live["mca"] == {"btl_tcp_eager_limit": "4096", "btl": "self,vader"}
+    assert live["mca_environment"]["OMPI_MCA_btl_vader_single_copy_mechanism"] == "none"
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("bad name", "1", "--mca: expected an Open MPI parameter name (letters, digits, _), got 'bad name'"),
+    ("btl", "", "--mca btl: expected a value on one line, got ''")])
+def test_a_bad_mca_parameter_is_one_line_exit_2_before_any_run(tmp_path, name, value, message):
+    p = hopsim_cli("live", "--workload", "pingpong", "--ranks", 2, "--mca", name, value,
+                   "--out", tmp_path / "o")
+    assert p.returncode == 2 and p.stderr == f"hopsim: error: {message}\n" and p.stdout == ""
+    assert not (tmp_path / "o").exists()
