@@ -525,7 +525,7 @@ def add_parser(sub):
                    help="kill the run after S seconds (default 600)")
     p.add_argument("--oversubscribe", action="store_true",
                    help="allow more busy-polling ranks than cores (numbers then measure the scheduler)")
-    p.add_argument("--mca", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+    p.add_argument("--mca", nargs=2, action="append", metavar=("NAME", "VALUE"),
                    help="pass an Open MPI parameter to mpirun (repeatable), e.g. --mca "
                         "btl_tcp_eager_limit 4194304; recorded in the result (default: none)")
     return run
@@ -541,7 +541,7 @@ def run(args) -> int:
                             emulate_cluster=args.emulate_cluster, link_rate=args.link_rate,
                             burst=args.burst, out=args.out, timeout=args.timeout,
                             oversubscribe=args.oversubscribe, seed=args.seed,
-                            reception=args.reception, progress=progress, mca=args.mca, **params)
+                            reception=args.reception, progress=progress, mca=args.mca or (), **params)
     if not args.json:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     sys.stdout.write(json.dumps(result) + "\n")
