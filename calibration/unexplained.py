@@ -14,6 +14,7 @@ median error says; the report names them instead of averaging them away.
 from __future__ import annotations
 
 from collections import defaultdict
+from itertools import groupby
 
 LIMIT_PCT = 10.0
 MIN_SIZES = 2
@@ -21,58 +22,43 @@ MIN_SIZES = 2
 
 def _series(c) -> tuple:
     placed = c.run.get("placement", "block")
-    placed = placed if isinstance(placed, str) else "mapped"
-    return (c.tool, c.workload, c.ranks, c.ranks_per_node, placed, c.statistic)
+    return (c.tool, c.workload, c.ranks, c.ranks_per_node,
+            placed if isinstance(placed, str) else "mapped", c.statistic)
 
 
-def _series_label(c) -> str:
-    placed = c.run.get("placement", "block")
-    placed = "" if placed == "block" else f", {placed if isinstance(placed, str) else 'mapped'}"
-    return f"{c.tool} {c.workload} {c.ranks} ranks ({c.ranks_per_node} per node{placed}) {c.statistic}"
+def _label(series: tuple) -> str:
+    tool, workload, ranks, per_node, placed, statistic = series
+    placed = "" if placed == "block" else f", {placed}"
+    return f"{tool} {workload} {ranks} ranks ({per_node} per node{placed}) {statistic}"
+
+
+def _mark(errors: list[float]) -> int:
+    """+1 (-1) when every trial is more than LIMIT_PCT slow (fast), else 0."""
+    if all(e > LIMIT_PCT for e in errors):
+        return 1
+    if all(e < -LIMIT_PCT for e in errors):
+        return -1
+    return 0
 
 
 def missed_runs(cases, simulated) -> list[dict]:
     """Runs of consecutive sizes that every trial misses the same way by more than
     LIMIT_PCT: one dict per run (series label, sizes, trials, signed errors in %)."""
     by_series: dict[tuple, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
-    label: dict[tuple, str] = {}
     for c, s in zip(cases, simulated):
-        if s is None or not c.measured_us > 0:
-            continue
-        k = _series(c)
-        label[k] = _series_label(c)
-        by_series[k][c.bytes].append(100.0 * (s - c.measured_us) / c.measured_us)
+        if s is not None and c.measured_us > 0:
+            by_series[_series(c)][c.bytes].append(100.0 * (s - c.measured_us) / c.measured_us)
     runs = []
-    for k in sorted(by_series, key=lambda k: label[k]):
-        sizes = sorted(by_series[k])
-        run: list[int] = []
-
-        def close():
-            errs = [e for b in run for e in by_series[k][b]]
-            trials = min(len(by_series[k][b]) for b in run)
-            if len(run) >= MIN_SIZES or (len(sizes) == 1 and trials >= 2):
-                runs.append({"series": label[k], "sizes": list(run), "trials": trials,
-                             "errors_pct": errs})
-
-        for b in sizes:
-            errs = by_series[k][b]
-            sign = _sign(errs)
-            missed = all(e * sign > LIMIT_PCT for e in errs)
-            if missed and run and _sign(by_series[k][run[0]]) != sign:
-                close()
-                run = []
-            if missed:
-                run.append(b)
-            elif run:
-                close()
-                run = []
-        if run:
-            close()
+    for series in sorted(by_series, key=_label):
+        errors = by_series[series]
+        sizes = sorted(errors)
+        for mark, group in groupby(sizes, key=lambda b: _mark(errors[b])):
+            run = list(group)
+            trials = min(len(errors[b]) for b in run)
+            if mark and (len(run) >= MIN_SIZES or (len(sizes) == 1 and trials >= 2)):
+                runs.append({"series": _label(series), "sizes": run, "trials": trials,
+                             "errors_pct": [e for b in run for e in errors[b]]})
     return runs
-
-
-def _sign(errs: list[float]) -> int:
-    return 1 if errs[0] > 0 else -1
 
 
 def report_lines(cases, simulated) -> list[str]:
