@@ -46,7 +46,7 @@ def prepare(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, se
 
 
 def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, seed: int | str = 1,
-             *, progress=None, **params) -> Result:
+             *, progress=None, trace: bool = False, **params) -> Result:
     """Simulate one workload on one platform.
 
     platform: a Platform, a preset name (hopsim.platforms.list_presets()) or a TOML file.
@@ -66,14 +66,20 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
     repetitions, algorithm (an Open MPI coll/tuned name; default its decision rules).
     progress: a callable taking the fraction of the run done (0 to 1), called by the engine
     at most every 0.2 s while it runs and with 1 at the end (hopsim.progress draws it).
+    trace: record every transfer (Result.trace: one row per message, rendezvous request
+    or answer, and per hop; docs/workloads.md, "Trace"). A row per transfer: for runs of
+    thousands of messages, not millions.
     Raises InputError (a ValueError) on bad input, including specs the engine rejects.
     """
     plat, work, platform_spec = prepare(platform, workload, ranks, ranks_per_node, seed, **params)
     from . import _engine  # deferred: platforms and validation work without the engine
 
+    workload_spec = work.to_engine_dict()
+    if trace:
+        workload_spec["trace"] = True
     start = time.perf_counter()
     try:
-        out = _engine.simulate(platform_spec, work.to_engine_dict(), progress)
+        out = _engine.simulate(platform_spec, workload_spec, progress)
         node_map = _engine.place_ranks(work.to_engine_dict())
     except ValueError as e:
         raise InputError(str(e)) from None
@@ -91,4 +97,5 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
                   simulated_seconds=out["simulated_seconds"], wall_seconds=wall,
                   messages=out["messages"], results=results,
                   per_rank=dict(out.get("per_rank", {}), node=node_map), parameters=parameters,
-                  platform_nodes=plat.nodes, platform_hash=plat.values_hash())
+                  platform_nodes=plat.nodes, platform_hash=plat.values_hash(),
+                  trace=out.get("trace"))

@@ -56,6 +56,9 @@ def _add_simulate(sub):
                         "FIFO queues (default: the platform's network.transport; docs/model.md)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object (docs/workloads.md) instead of the tool's text")
+    p.add_argument("--trace", metavar="FILE.csv",
+                   help="also write every transfer (a message, a rendezvous's request or "
+                        "answer, one hop) with its dates to FILE.csv (default: no trace; docs/workloads.md, \"Trace\")")
 
 
 def _run_simulate(args) -> int:
@@ -70,10 +73,16 @@ def _run_simulate(args) -> int:
     if args.nodes is not None:
         from . import bounds
         bounds.check("nodes.count", args.nodes, "--nodes")
-    with progress.bar("simulate") as tick:
-        result = simulate(args.platform, args.workload, ranks=args.ranks,
-                          ranks_per_node=args.ranks_per_node, seed=args.seed, progress=tick,
-                          **params)
+    from .outputs import Outputs
+
+    with Outputs() as out:
+        trace = None if args.trace is None else out.file(args.trace, "--trace", suffix=".csv")
+        with progress.bar("simulate") as tick:
+            result = simulate(args.platform, args.workload, ranks=args.ranks,
+                              ranks_per_node=args.ranks_per_node, seed=args.seed, progress=tick,
+                              trace=trace is not None, **params)
+        if trace is not None:
+            out.text(trace, result.trace_csv())
     sys.stdout.write(result.to_json() + "\n" if args.json else text(result))
     return 0
 

@@ -33,6 +33,22 @@ class Result:
     # results under one name but different values are told apart (None: not recorded).
     platform_nodes: int | None = None
     platform_hash: str | None = None
+    # simulate(trace=True): {"columns": [...], "rows": [[...], ...]}, a row per transfer
+    # (docs/workloads.md, "Trace"); not part of the JSON, written by simulate --trace.
+    trace: dict | None = field(default=None, repr=False, compare=False)
+
+    def trace_csv(self) -> str:
+        """The trace as CSV text, a header line and a row per transfer."""
+        if self.trace is None:
+            raise ValueError("this result was not traced (simulate(..., trace=True))")
+        import csv
+        import io
+
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(self.trace["columns"])
+        w.writerows(self.trace["rows"])
+        return buf.getvalue()
 
     def to_dict(self) -> dict:
         out = {k: getattr(self, k) for k in JSON_KEYS

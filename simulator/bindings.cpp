@@ -131,7 +131,7 @@ WorkloadSpec workload_from(const py::dict& d)
   reject_unknown(d,
                  {"kind", "ranks", "ranks_per_node", "placement", "node_map", "seed", "sizes", "iterations",
                   "repetitions", "request_bytes", "reply_bytes", "exchanges", "destinations", "overlay", "degree",
-                  "overlay_arcs", "window", "algorithm"},
+                  "overlay_arcs", "window", "algorithm", "trace"},
                  "workload");
   WorkloadSpec w;
   std::string kind = "roundtrip";
@@ -195,6 +195,7 @@ WorkloadSpec workload_from(const py::dict& d)
   take(d, "overlay_arcs", w.overlay_arcs);
   take(d, "window", w.window);
   take(d, "algorithm", w.algorithm);
+  take(d, "trace", w.trace);
   return w;
 }
 

@@ -155,6 +155,31 @@ void validate(const PlatformSpec& p, const WorkloadSpec& w)
   require(w.overlay.empty() || w.kind == WorkloadKind::RoundTrip, "overlays apply to the roundtrip workload only");
 }
 
+namespace {
+
+// Column lists, not one object per row: a traced run writes a row per transfer.
+void write_trace(JsonWriter& json, const Sim& sim)
+{
+  static const char* const kPhase[] = {"data", "request", "answer"};
+  json.key("trace").begin_object();
+  json.key("columns").begin_array();
+  for (const char* c : {"staged_us", "started_us", "arrived_us", "delivered_us", "what", "from", "to", "bytes",
+                        "seq"})
+    json.value(std::string(c));
+  json.end_array();
+  json.key("rows").begin_array();
+  for (const Sim::TraceRow& t : sim.trace()) {
+    json.begin_array();
+    json.value(t.staged * 1e6).value(t.started * 1e6).value(t.arrived * 1e6).value(t.delivered * 1e6);
+    json.value(std::string(kPhase[t.phase])).value(t.from).value(t.to).value(t.bytes).value(t.seq);
+    json.end_array();
+  }
+  json.end_array();
+  json.end_object();
+}
+
+}  // namespace
+
 std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& workload, ProgressCounter* progress)
 {
   validate(platform, workload);
@@ -216,6 +241,8 @@ std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& wor
     json.key("per_rank");
     pattern->write_per_rank(json);
   }
+  if (workload.trace)
+    write_trace(json, sim);
   json.end_object();
   return json.str();
 }

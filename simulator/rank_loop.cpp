@@ -30,7 +30,7 @@ struct Park {
 
 Sim::Sim(const PlatformSpec& platform, const WorkloadSpec& workload, std::unique_ptr<Overlay> overlay)
     : platform_(platform), node_(place_ranks(workload)), nic_(platform, platform.nodes, workload.seed),
-      overlay_(std::move(overlay))
+      overlay_(std::move(overlay)), tracing_(workload.trace)
 {
   // Busy-polling ranks share a node's cores fairly: each gets cores/ranks of a core, so
   // its CPU costs (passes, overheads) take ranks/cores times longer.
@@ -405,6 +405,7 @@ double Sim::stage(uint32_t id, int phase, int src, int dst, int64_t /*bytes*/, d
 {
   Message& m = pool_[id];
   m.phase = phase;
+  m.staged_at = t;
   m.spread = 0;
   m.rate = 0;
   double release = t;
@@ -419,7 +420,8 @@ double Sim::stage(uint32_t id, int phase, int src, int dst, int64_t /*bytes*/, d
 
 void Sim::start_transfer(uint32_t id)
 {
-  const Message& m = pool_[id];
+  Message& m = pool_[id];
+  m.started_at = now_;
   if (m.phase == kClearToSend)
     transport_->start(*this, id, m.to, m.from, 0);
   else
@@ -434,6 +436,8 @@ void Sim::transfer_done(uint32_t id)
   double at = now_;
   if (nic_.active() && node_of(src) != node_of(dst))
     at = nic_.ingress(node_of(dst), at, wire_bytes(m), m.spread);
+  if (tracing_)
+    trace_.push_back({m.staged_at, m.started_at, now_, at, m.phase, src, dst, wire_bytes(m), m.seq});
   switch (m.phase) {
     case kRequestToSend:
       m.rts_arrived = true;

@@ -143,6 +143,14 @@ public:
   int64_t delivered_hops() const { return delivered_hops_; }
   int64_t delivered_messages() const { return delivered_messages_; }
   double finish_time() const { return finish_time_; }
+  // One transfer, recorded when it is handed to the rank (WorkloadSpec::trace): a
+  // message's bytes, a rendezvous's request or its answer, one hop of it.
+  struct TraceRow {
+    double staged, started, arrived, delivered;  // seconds
+    int phase, from, to;                          // the direction it travels
+    int64_t bytes, seq;
+  };
+  const std::vector<TraceRow>& trace() const { return trace_; }
 
   // For transports: the current date, events, and the end of a transfer.
   double now() const;
@@ -196,6 +204,8 @@ private:
   int64_t delivered_messages_ = 0;
   ProgressCounter* progress_ = nullptr;
   uint64_t dispatched_ = 0;
+  bool tracing_ = false;
+  std::vector<TraceRow> trace_;
 };
 
 }  // namespace hopsim

@@ -98,6 +98,8 @@ struct WorkloadSpec {
   int64_t window = 64;
   // collectives: Open MPI coll/tuned's algorithm name; empty: its fixed decision rules
   std::string algorithm;
+  // Not the pattern's: record every transfer of the run (hopsim simulate --trace).
+  bool trace = false;
 };
 
 }  // namespace hopsim
