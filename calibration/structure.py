@@ -350,17 +350,37 @@ def rendezvous_thresholds(cases) -> list[int]:
     return [s - 1 for s in sizes[1:]]
 
 
-def _screen(p: Platform, cases, cap) -> tuple[int, int, int]:
-    """(threshold, first bytes, simulations): of every rendezvous_thresholds value, with an
-    empty request and with its first bytes in it, the one whose platform simulates the
-    cases at the least robust cost (no fit: one simulation of every case each)."""
+# A rendezvous's race (docs/model.md, "Protocol"): of two ranks exchanging both ways, the
+# one whose last byte arrives first answers first, and the other then serves that answer
+# before its own, which waits behind a whole message. Which one wins comes from the
+# directions' small timing differences, network.rate_jitter: scanned, not fitted (a
+# repetition is lost or not, so the cost has no gradient in it). The screen tries each
+# threshold without it and with JITTER_PROBE; the scan then picks it at the threshold.
+JITTER_PROBE = 1e-3
+JITTER_SCAN = (1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3)
+
+
+def _screen(p: Platform, cases, cap) -> tuple[int, int, float, int]:
+    """(threshold, first bytes, race jitter, simulations): of every rendezvous_thresholds
+    value, with an empty request and with its first bytes in it, without a race jitter and
+    with JITTER_PROBE, the one whose platform simulates the cases at the least robust cost;
+    then the jitter of 0 and JITTER_SCAN that does, at that threshold (no fit: one
+    simulation of every case each)."""
     costs = {}
     for t in rendezvous_thresholds(cases):
         for first in (0, t):
-            costs[(t, first)] = fit_joint(p.replace(eager_threshold_bytes=t, rendezvous_first_bytes=first),
-                                          cases, [], cap=cap).cost
-    t, first = min(costs, key=lambda tf: (costs[tf], tf))
-    return t, first, len(costs)
+            for jitter in (0.0, JITTER_PROBE):
+                costs[(t, first, jitter)] = fit_joint(
+                    p.replace(eager_threshold_bytes=t, rendezvous_first_bytes=first, rate_jitter=jitter),
+                    cases, [], cap=cap).cost
+    t, first, _ = min(costs, key=lambda k: (costs[k], k))
+    for jitter in JITTER_SCAN:
+        if (t, first, jitter) not in costs:
+            costs[(t, first, jitter)] = fit_joint(
+                p.replace(eager_threshold_bytes=t, rendezvous_first_bytes=first, rate_jitter=jitter),
+                cases, [], cap=cap).cost
+    best = min((0.0,) + JITTER_SCAN, key=lambda j: (costs[(t, first, j)], j))
+    return t, first, best, len(costs)
 
 
 def _eager(p: Platform, base: Platform, cases, candidate: int | None, cap):
@@ -379,20 +399,59 @@ def _eager(p: Platform, base: Platform, cases, candidate: int | None, cap):
     if not known and screened is None:
         return None
     alternatives = [Alternative("eager only", p.replace(eager_threshold_bytes=None,
-                                                        rendezvous_first_bytes=0), [])]
-    for t, chosen in [(t, 0) for t in known] + ([(screened[0], 1)] if screened and
-                                                  screened[0] not in known else []):
-        alternatives.append(Alternative(f"rendezvous above {t} B", p.replace(
-            eager_threshold_bytes=t, rendezvous_first_bytes=0), [], chosen=chosen))
-        alternatives.append(Alternative(f"rendezvous above {t} B, first {t} B with the request",
-                                        p.replace(eager_threshold_bytes=t, rendezvous_first_bytes=t),
-                                        [], chosen=chosen))
+                                                        rendezvous_first_bytes=0, rate_jitter=0.0), [])]
+    tried = [(t, 0, 0.0) for t in known]
+    if screened:
+        t, _, jitter, _ = screened
+        if t not in known:
+            tried.append((t, 1, 0.0))
+        if jitter > 0:
+            tried.append((t, 2, jitter))   # the threshold and the jitter chosen from the data
+    for t, chosen, jitter in tried:
+        for first in (0, t):
+            alternatives.append(Alternative(_label(t, first, jitter), p.replace(
+                eager_threshold_bytes=t, rendezvous_first_bytes=first, rate_jitter=jitter),
+                [], chosen=chosen))
     labels = [a.label for a in alternatives]
     t0 = base.eager_threshold_bytes
-    base_label = ("eager only" if t0 is None else f"rendezvous above {t0} B"
-                  + (f", first {t0} B with the request" if base.rendezvous_first_bytes else ""))
+    base_label = ("eager only" if t0 is None else
+                  _label(t0, base.rendezvous_first_bytes, base.rate_jitter))
     return alternatives, (base_label if base_label in labels else labels[0]), \
-        (screened[2] if screened else 0)
+        (screened[3] if screened else 0)
+
+
+def _label(threshold: int, first: int, jitter: float) -> str:
+    return (f"rendezvous above {threshold} B" + (f", first {first} B with the request" if first else "")
+            + (f", race jitter {jitter:g}" if jitter else ""))
+
+
+def _request_verdict(alternatives, bic: dict, best: str):
+    """(chosen, undecided, False, note) when a rendezvous wins and only its
+    request's form (empty, or with its first bytes) is undecided: the two alternatives
+    that differ in nothing else are each BIC_MARGIN below every other one, and within it
+    of each other. The empty request is written: Open MPI 4.1's TCP transport sends its
+    rendezvous that way (docs/calibration.md), as do MPICH and SMPI."""
+    by = {a.label: a.platform for a in alternatives}
+    b = by[best]
+    if b.eager_threshold_bytes is None:
+        return None
+    twin = next((label for label, q in by.items() if label != best
+                 and q.eager_threshold_bytes == b.eager_threshold_bytes
+                 and q.rate_jitter == b.rate_jitter
+                 and q.rendezvous_first_bytes != b.rendezvous_first_bytes), None)
+    if twin is None or abs(bic[twin] - bic[best]) >= BIC_MARGIN:
+        return None
+    empty = best if b.rendezvous_first_bytes == 0 else twin
+    if any(bic[label] - bic[empty] < BIC_MARGIN for label in bic if label not in (best, twin)):
+        return None
+    runner_up = min((label for label in bic if label not in (best, twin)), key=bic.get)
+    note = (f"{empty} (BIC {bic[runner_up] - bic[empty]:.1f} below {runner_up}); the request "
+            f"empty or with its first bytes: undecided (BIC difference "
+            f"{abs(bic[twin] - bic[best]):.1f} under {BIC_MARGIN:g}); written: the empty request, "
+            f"as Open MPI 4.1's TCP transport sends it")
+    # Not Decision.form_undecided: that one is the shared capacity's (held-out files
+    # decide it, calibrate._other_form); no file here tells the request's forms apart.
+    return empty, False, False, note
 
 
 def _probe(p: Platform, base: Platform, cases):
@@ -485,6 +544,10 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
             verdict = _capacity_verdict(bics, base_label, cases)
             if verdict is not None:
                 chosen, undecided, form_undecided, note = verdict
+        elif make is _eager and undecided and compared:
+            verdict = _request_verdict(alternatives, bics, ranked[0][0])
+            if verdict is not None:
+                chosen, undecided, form_undecided, note = verdict
         decisions.append(Decision(name, fits, chosen, base_label, undecided, note, form_undecided,
                                   starts, bics, compared))
         current = dict(fits)[chosen]
@@ -540,7 +603,7 @@ def mechanism_keys(name: str) -> list[str]:
               "token bucket": ["bucket_gbps", "bucket_burst_bytes"],
               "shared capacity": ["limiter_gbps", "backbone_gbps"],
               "NIC message cost": ["nic_message_us"], "gap between sends": ["gap_us"],
-              "eager/rendezvous": ["eager_threshold_bytes", "rendezvous_first_bytes"],
+              "eager/rendezvous": ["eager_threshold_bytes", "rendezvous_first_bytes", "rate_jitter"],
               "probe visibility": ["probe"],
               "transport": ["transport"]}[name]
     return [key(f) for f in fields]

@@ -62,6 +62,7 @@ FILE_KEYS = {
     "noise_median_us": "noise.median_us",
     "noise_sigma": "noise.sigma",
     "noise_values_us": "noise.values_us",
+    "rate_jitter": "network.rate_jitter",
 }
 
 # Numbers that must be > 0 (a count or a bandwidth of zero has no meaning) and those
@@ -70,7 +71,7 @@ _POSITIVE_INTS = ("nodes", "cores")
 _POSITIVE = ("bandwidth_gbps", "intra_bandwidth_gbps")
 _NON_NEGATIVE = ("latency_us", "intra_latency_us", "send_overhead_us", "recv_overhead_us",
                  "per_byte_overhead_ns", "gap_us", "pass_us", "reduce_ns_per_byte", "bucket_gbps", "bucket_burst_bytes",
-                 "nic_message_us", "pacing_gbps", "noise_median_us", "noise_sigma")
+                 "nic_message_us", "pacing_gbps", "noise_median_us", "noise_sigma", "rate_jitter")
 # Intra-node values left unset (None) follow the network's, also through replace().
 _FOLLOW_NETWORK = {"intra_latency_us": "latency_us", "intra_bandwidth_gbps": "bandwidth_gbps"}
 
@@ -123,6 +124,7 @@ class Platform:
     noise_median_us: float = 0.0
     noise_sigma: float = 0.0
     noise_values_us: tuple = ()
+    rate_jitter: float = 0.0
     # File key ("network.latency_us") -> where that number comes from.
     provenance: Mapping[str, str] = field(default_factory=dict, compare=False)
     # Where the platform was read from (a preset name or a path); for messages only.
@@ -262,7 +264,7 @@ class Platform:
             "send_overhead_us", "recv_overhead_us", "per_byte_overhead_ns", "gap_us",
             "pass_us", "reduce_ns_per_byte", "reception", "oversubscribe", "bucket_gbps", "bucket_burst_bytes",
             "nic_message_us", "pacing_gbps", "pacing_above_bytes", "rendezvous_first_bytes", "probe", "noise_scope", "noise_distribution", "noise_median_us",
-            "noise_sigma")}
+            "noise_sigma", "rate_jitter")}
         spec["eager_threshold_bytes"] = (-1 if self.eager_threshold_bytes is None
                                          else self.eager_threshold_bytes)
         spec["noise_values_us"] = list(self.noise_values_us)

@@ -174,6 +174,8 @@ def simgrid_texts(platform, segments=(), eager_threshold: int | None = None) -> 
     smpi/send-is-detached-thresh at a fitted eager threshold; SMPI's request carries no
     data, so a first fragment with it, host.rendezvous_first_bytes, has no flag). A paced
     platform's flags come from its pacing and bucket instead (pacing_cfg, _sustained).
+    A race jitter (network.rate_jitter) has no SMPI counterpart and is left out: SMPI's
+    ranks run a rendezvous's race without it.
     """
     p = platform
     half_lat = p.latency_us / 2

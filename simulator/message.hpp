@@ -24,8 +24,10 @@ struct Message {
   double complete_at = 0;  // its last byte is at the rank from this date (once complete)
   double spread = 0;       // the time over which its bytes left the sender's NIC
   double rate = 0;         // bytes/s the transport may move it at, at most; 0: the links'
+  uint64_t order = 0;      // the transfer's place among its connection's (rank pair, direction)
   double staged_at = 0;    // the transfer in flight was handed to the sender's NIC stage
   double started_at = 0;   // and the transport started moving it
+  double arrived_at = 0;   // and finished (it may then wait for its connection's earlier ones)
   bool complete = true;    // all of it has arrived
   bool announced = false;  // put in the receiver's inbox (before or at completion)
   bool matched = false;    // rendezvous: the receiver took the request

@@ -10,6 +10,7 @@ constexpr double kBitsPerByte = 8;
 double bytes_per_second(double gbps) { return gbps * 1e9 / kBitsPerByte; }
 // The noise stream is apart from the destination streams (rng.hpp's stream numbers are ranks).
 constexpr uint64_t kNoiseStream = 0xA0153ULL << 32;
+constexpr uint64_t kJitterStream = 0x717E4ULL << 32;
 constexpr double kTwoPi = 6.283185307179586;
 }  // namespace
 
@@ -44,12 +45,13 @@ void TokenBucket::pass(double ready, double bytes, double* first, double* last)
 
 NicStage::NicStage(const PlatformSpec& p, int nodes, uint64_t seed)
     : line_(bytes_per_second(p.bandwidth_gbps)), message_s_(p.nic_message_us * 1e-6), noise_scope_(p.noise_scope),
-      distribution_(p.noise_distribution), rng_(stream_seed(seed, kNoiseStream))
+      distribution_(p.noise_distribution), jitter_(p.rate_jitter), rng_(stream_seed(seed, kNoiseStream)),
+      jitter_rng_(stream_seed(seed, kJitterStream))
 {
   bucket_on_ = p.bucket_gbps > 0;
   pace_ = bytes_per_second(p.pacing_gbps);
   pace_above_ = p.pacing_above_bytes;
-  active_ = bucket_on_ || pace_ > 0 || message_s_ > 0 || noise_scope_ != NoiseScope::Off;
+  active_ = bucket_on_ || pace_ > 0 || message_s_ > 0 || noise_scope_ != NoiseScope::Off || jitter_ > 0;
   if (not active_)
     return;
   TokenBucket bucket(line_, bytes_per_second(p.bucket_gbps), p.bucket_burst_bytes);
@@ -71,11 +73,15 @@ double NicStage::noise()
     return values_s_[rng_.below(values_s_.size())];
   if (not lognormal_on_)
     return 0;
-  // Box-Muller from two uniform draws in (0, 1]: one standard normal per call.
-  double u1 = (static_cast<double>(rng_.next() >> 11) + 1.0) * 0x1.0p-53;
-  double u2 = static_cast<double>(rng_.next() >> 11) * 0x1.0p-53;
-  double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
-  return std::exp(log_median_ + sigma_ * z);
+  return std::exp(log_median_ + sigma_ * normal(rng_));
+}
+
+// Box-Muller from two uniform draws in (0, 1]: one standard normal per call.
+double NicStage::normal(Rng& rng)
+{
+  double u1 = (static_cast<double>(rng.next() >> 11) + 1.0) * 0x1.0p-53;
+  double u2 = static_cast<double>(rng.next() >> 11) * 0x1.0p-53;
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
 }
 
 double NicStage::egress(int node, double t, int64_t bytes, double* spread, double* rate)
@@ -106,6 +112,31 @@ double NicStage::egress(int node, double t, int64_t bytes, double* spread, doubl
   return last - b / line_;
 }
 
+double NicStage::control_egress(int node, double t)
+{
+  Direction& d = out_[node];
+  if (message_s_ > 0)
+    t = d.queue.serve(t, message_s_);
+  if (noise_scope_ == NoiseScope::Message)
+    t += noise();
+  else if (noise_scope_ == NoiseScope::Run)
+    t += run_noise_;
+  if (bucket_on_)
+    t = std::max(t, std::min(d.bucket.busy_until(), t + kControlWait_s));
+  return t;
+}
+
+double NicStage::control_ingress(int node, double arrival)
+{
+  Direction& d = in_[node];
+  double t = arrival;
+  if (bucket_on_)
+    t = std::max(t, std::min(d.bucket.busy_until(), t + kControlWait_s));
+  if (message_s_ > 0)
+    t = d.queue.serve(t, message_s_);
+  return t;
+}
+
 double NicStage::ingress(int node, double arrival, int64_t bytes, double spread)
 {
   Direction& d = in_[node];
@@ -117,6 +148,8 @@ double NicStage::ingress(int node, double arrival, int64_t bytes, double spread)
     d.bucket.pass(arrival - spread, static_cast<double>(bytes), &first, &last);
     t = std::max(arrival, last);
   }
+  if (jitter_ > 0 && spread > 0)
+    t += spread * jitter_ * std::abs(normal(jitter_rng_));
   if (message_s_ > 0)
     t = d.queue.serve(t, message_s_);
   return t;

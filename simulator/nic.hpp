@@ -24,6 +24,8 @@ public:
   // A message of `bytes` whose bytes are all available from `ready`: the dates its first
   // and last byte leave the bucket.
   void pass(double ready, double bytes, double* first, double* last);
+  // The date the last byte of the messages passed so far leaves.
+  double busy_until() const { return t_; }
 
 private:
   double line_ = 0, rate_ = 0, depth_ = 0;
@@ -57,9 +59,19 @@ public:
   // A message whose last byte the transport delivered to `node` at `arrival`, its bytes
   // spread over `spread` seconds: the date it is handed to the rank.
   double ingress(int node, double arrival, int64_t bytes, double spread);
+  // A rendezvous's request or answer (no bytes of the message) handed to the NIC of
+  // `node` at `t`, and one that arrived at `node` at `arrival`: the dates they pass.
+  // They wait behind the bytes queued in the NIC for at most kControlWait_s: Linux's TCP
+  // small queues keep about 1 ms of each connection's data in the queue (sk_pacing_shift
+  // 10), and a connection's own bytes are ahead of it anyway (Sim delivers a connection's
+  // transfers in order).
+  double control_egress(int node, double t);
+  double control_ingress(int node, double arrival);
+  static constexpr double kControlWait_s = 1.0 / 1024;
 
 private:
   double noise();
+  double normal(Rng& rng);
 
   struct Direction {
     TokenBucket bucket;
@@ -77,7 +89,9 @@ private:
   double log_median_ = 0, sigma_ = 0;
   std::vector<double> values_s_;
   double run_noise_ = 0;
+  double jitter_ = 0;
   Rng rng_;
+  Rng jitter_rng_;
   std::vector<Direction> out_, in_;
 };
 

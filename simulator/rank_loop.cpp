@@ -42,6 +42,8 @@ Sim::Sim(const PlatformSpec& platform, const WorkloadSpec& workload, std::unique
       node_stretch_[n] = static_cast<double>(count[n]) / static_cast<double>(platform_.cores);
     node_pass_s_[n] *= node_stretch_[n];
   }
+  ordered_ = platform_.transport == TransportKind::Flow || platform_.noise_scope == NoiseScope::Message ||
+             platform_.rate_jitter > 0 || platform_.pacing_gbps > 0 || platform_.eager_threshold_bytes >= 0;
   ranks_.resize(workload.ranks);
   relays_.assign(workload.ranks, 0);
   if (platform_.reception == Reception::RoundRobin && overlay_)
@@ -112,6 +114,9 @@ void Sim::dispatch(const Event& e)
       return;
     case Event::Transport:
       transport_->step(*this, e.arg);
+      return;
+    case Event::Serve:
+      serve(e.arg, now_);
       return;
   }
 }
@@ -297,6 +302,7 @@ RankLoop Sim::rank_main(int rank)
         if (m.rts_arrived)
           stage(got_id, kClearToSend, m.to, m.from, 0, now_);
       }
+      r.receiving = true;
       for (;;) {
         if (done_)
           co_return;
@@ -308,9 +314,11 @@ RankLoop Sim::rank_main(int rank)
           break;
         co_await Park{};
       }
+      r.receiving = false;
       now = now_;
     }
     double t = now + pass_s;
+    r.busy_until = t;
     out.clear();
     // A copy: creating messages in the pass may reuse the pool entry.
     Message received;
@@ -334,9 +342,11 @@ RankLoop Sim::rank_main(int rank)
     }
     workload_->pass(*this, rank, for_me ? &received : nullptr, t, out);
     t += workload_->compute_seconds(rank) * stretch;
+    r.busy_until = t;
     for (uint32_t id : out) {
       t += send_o + per_byte * static_cast<double>(pool_[id].bytes);
       t = std::max(t, r.last_injection + gap);
+      r.busy_until = t;
       if (t > now_ + kTimeEpsilon) {
         suspend_until(r, t, false);
         co_await Park{};
@@ -405,12 +415,18 @@ double Sim::stage(uint32_t id, int phase, int src, int dst, int64_t /*bytes*/, d
 {
   Message& m = pool_[id];
   m.phase = phase;
+  if (ordered_)
+    m.order = connections_[connection_key(src, dst)].staged++;
   m.staged_at = t;
   m.spread = 0;
   m.rate = 0;
   double release = t;
-  if (nic_.active() && node_of(src) != node_of(dst))
-    release = nic_.egress(node_of(src), t, wire_bytes(m), &m.spread, &m.rate);
+  if (nic_.active() && node_of(src) != node_of(dst)) {
+    if (phase != kData && wire_bytes(m) == 0)
+      release = nic_.control_egress(node_of(src), t);
+    else
+      release = nic_.egress(node_of(src), t, wire_bytes(m), &m.spread, &m.rate);
+  }
   if (release <= now_ && transport_->can_start_now())
     start_transfer(id);
   else
@@ -431,29 +447,97 @@ void Sim::start_transfer(uint32_t id)
 void Sim::transfer_done(uint32_t id)
 {
   Message& m = pool_[id];
+  m.arrived_at = now_;
+  if (not ordered_) {
+    deliver(id);
+    return;
+  }
+  uint64_t key = connection_key(m.phase == kClearToSend ? m.to : m.from, m.phase == kClearToSend ? m.from : m.to);
+  auto it = connections_.find(key);
+  if (m.order != it->second.delivered) {
+    it->second.held.emplace(m.order, id);
+    return;
+  }
+  for (;;) {
+    it->second.delivered++;
+    deliver(id);
+    // Delivering may stage transfers (on any connection): look the connection up again.
+    it = connections_.find(key);
+    Connection& c = it->second;
+    if (c.held.empty() || c.held.begin()->first != c.delivered) {
+      if (c.held.empty() && c.delivered == c.staged)
+        connections_.erase(it);
+      return;
+    }
+    id = c.held.begin()->second;
+    c.held.erase(c.held.begin());
+  }
+}
+
+// A rank's library answers a request its receive matched, or moves the data its answer
+// cleared, when the rank is in MPI (waiting), not in the middle of a pass: MPI progresses
+// only inside its calls. What arrives during a pass is served when the pass is over,
+// after the rank's own next step at that date (the rank's resume was scheduled first).
+void Sim::serve(uint32_t id, double at)
+{
+  Message& m = pool_[id];
+  const RankState& lib = ranks_[m.phase == kRequestToSend ? m.to : m.from];
+  if (lib.busy_until > std::max(at, now_) + kTimeEpsilon) {
+    schedule(lib.busy_until, Event::Serve, id);
+    return;
+  }
+  if (m.phase == kRequestToSend)
+    stage(id, kClearToSend, m.to, m.from, 0, at);
+  else
+    stage(id, kData, m.from, m.to, m.bytes, at);
+}
+
+bool Sim::receive_posted(uint32_t id) const
+{
+  const Message& m = pool_[id];
+  const RankState& r = ranks_[m.to];
+  if (r.receiving)
+    return false;
+  int source = workload_->posted_receive(m.to);
+  if (source == Workload::kNoSource || (source != Workload::kAnySource && source != m.from))
+    return false;
+  // An earlier message the receive would take first is there already.
+  for (uint32_t other : r.inbox)
+    if (other != id && (source == Workload::kAnySource || pool_[other].from == source))
+      return false;
+  return true;
+}
+
+void Sim::deliver(uint32_t id)
+{
+  Message& m = pool_[id];
   int src = m.phase == kClearToSend ? m.to : m.from;
   int dst = m.phase == kClearToSend ? m.from : m.to;
   double at = now_;
-  if (nic_.active() && node_of(src) != node_of(dst))
-    at = nic_.ingress(node_of(dst), at, wire_bytes(m), m.spread);
+  if (nic_.active() && node_of(src) != node_of(dst)) {
+    if (m.phase != kData && wire_bytes(m) == 0)
+      at = nic_.control_ingress(node_of(dst), at);
+    else
+      at = nic_.ingress(node_of(dst), at, wire_bytes(m), m.spread);
+  }
   if (tracing_)
-    trace_.push_back({m.staged_at, m.started_at, now_, at, m.phase, src, dst, wire_bytes(m), m.seq});
+    trace_.push_back({m.staged_at, m.started_at, m.arrived_at, at, m.phase, src, dst, wire_bytes(m), m.seq});
   switch (m.phase) {
     case kRequestToSend:
       m.rts_arrived = true;
-      if (not m.matched && workload_->posts_receives_early(m.to)) {
+      if (not m.matched && (workload_->posts_receives_early(m.to) || receive_posted(id))) {
         m.matched = true;
         if (not m.announced)
           announce(id, at);  // its pass takes it, and waits for the data
       }
       if (m.matched)
-        stage(id, kClearToSend, m.to, m.from, 0, at);
+        serve(id, at);
       else if (not m.announced)
         announce(id, at);
       break;
     case kClearToSend:
       // The sender's library moves the data as soon as the receiver cleared it.
-      stage(id, kData, m.from, m.to, m.bytes, at);
+      serve(id, at);
       break;
     default:
       m.complete = true;

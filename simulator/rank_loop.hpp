@@ -15,6 +15,8 @@
 #include <coroutine>
 #include <exception>
 #include <limits>
+#include <map>
+#include <unordered_map>
 #include <memory>
 #include <vector>
 
@@ -47,6 +49,11 @@ public:
   static constexpr int kAnySource = -1;
   static constexpr int kNoSource = -2;
   virtual int awaited_source(int /*rank*/) const { return kAnySource; }
+  // The source a blocking receive that `rank` has posted waits for (kAnySource: any),
+  // kNoSource when it has posted none. MPI's progress engine matches a rendezvous request
+  // to a posted receive as the request arrives, and answers at once; a pattern whose ranks
+  // find their messages by probing (RayPlatform, latency_checker) posts none.
+  virtual int posted_receive(int /*rank*/) const { return kNoSource; }
   // Workloads that wait for their sends (IMB Exchange) are told when a transfer ends.
   virtual bool tracks_send_completion() const { return false; }
   virtual void on_send_complete(Sim&, const Message&) {}
@@ -86,12 +93,14 @@ struct RankState {
   size_t rr_pos = 0;            // the index, in the connection list, that the next pass probes
   double last_injection = -std::numeric_limits<double>::infinity();
   std::vector<int> connections;  // round-robin list; empty means all ranks, in order
+  bool receiving = false;        // its pass took a message and waits for all of it
+  double busy_until = 0;         // the end of the pass it is in (its library waits for it)
 };
 
 // One entry of the event loop: resume a rank, start a transfer its NIC stage released,
 // or a step of the transport.
 struct Event {
-  enum Kind : uint8_t { Resume, Start, Transport };
+  enum Kind : uint8_t { Resume, Start, Transport, Serve };
   double date;
   uint64_t seq;  // other ties on date run in scheduling order: deterministic
   uint32_t arg;  // the rank (Resume) or the message (Start, Transport)
@@ -206,6 +215,26 @@ private:
   uint64_t dispatched_ = 0;
   bool tracing_ = false;
   std::vector<TraceRow> trace_;
+  // A connection (rank pair, one direction) delivers its transfers in the order they were
+  // staged, as TCP and MPI's non-overtaking rule do: a transfer the transport finished
+  // before an earlier one of its connection waits for it. Kept while transfers are in flight.
+  struct Connection {
+    uint64_t staged = 0, delivered = 0;
+    std::map<uint64_t, uint32_t> held;  // order -> message finished out of order
+  };
+  std::unordered_map<uint64_t, Connection> connections_;
+  // Whether a connection's transfers can end out of order: not on the queue transport's
+  // FIFO links when nothing before them reorders (no per-message noise, race jitter,
+  // pacing, or control messages passing the NIC's queue); there the bookkeeping, three
+  // hash-table operations per transfer, is skipped (docs/performance.md).
+  bool ordered_ = true;
+  static uint64_t connection_key(int from, int to)
+  {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(from)) << 32) | static_cast<uint32_t>(to);
+  }
+  void deliver(uint32_t id);
+  bool receive_posted(uint32_t id) const;
+  void serve(uint32_t id, double at);
 };
 
 }  // namespace hopsim

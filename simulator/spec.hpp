@@ -60,6 +60,7 @@ struct PlatformSpec {
   NoiseDistribution noise_distribution = NoiseDistribution::Lognormal;
   double noise_median_us = 0;  // lognormal: the median added delay
   double noise_sigma = 0;      // lognormal: the standard deviation of its logarithm
+  double rate_jitter = 0;
   std::vector<double> noise_values_us;  // empirical: delays drawn uniformly from these
 };
 

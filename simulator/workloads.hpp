@@ -101,6 +101,11 @@ public:
   bool tracks_send_completion() const override { return true; }
   bool posts_before_receiving() const override { return true; }
   int awaited_source(int rank) const override;
+  // IMB calls MPI_Recv once its MPI_Isend calls returned: its receive is posted from then.
+  int posted_receive(int rank) const override
+  {
+    return work_[rank].phase == Phase::Wait ? awaited_source(rank) : kNoSource;
+  }
   void on_send_complete(Sim& sim, const Message& m) override;
   void write_results(JsonWriter& json, const Sim& sim) const override;
   double progress() const override;
