@@ -120,6 +120,7 @@ class Workload:
             "destinations": self.destinations, "overlay": engine_family(self.overlay, self.seed),
             "degree": self.degree, "overlay_arcs": [list(a) for a in self.overlay_arcs],
             "window": self.window, "algorithm": self.algorithm,
+            "trace": False,  # a run option, not the pattern's: simulate(trace=True) sets it
         }
 
     def overlay_built(self) -> dict | None:

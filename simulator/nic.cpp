@@ -84,16 +84,22 @@ double NicStage::normal(Rng& rng)
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
 }
 
-double NicStage::egress(int node, double t, int64_t bytes, double* spread, double* rate)
+double NicStage::queued(Direction& d, double t)
 {
-  Direction& d = out_[node];
-  auto b = static_cast<double>(bytes);
   if (message_s_ > 0)
     t = d.queue.serve(t, message_s_);
   if (noise_scope_ == NoiseScope::Message)
     t += noise();
   else if (noise_scope_ == NoiseScope::Run)
     t += run_noise_;
+  return t;
+}
+
+double NicStage::egress(int node, double t, int64_t bytes, double* spread, double* rate)
+{
+  Direction& d = out_[node];
+  auto b = static_cast<double>(bytes);
+  t = queued(d, t);
   double first = t, last = t + b / line_;
   if (bucket_on_)
     d.bucket.pass(t, b, &first, &last);
@@ -115,12 +121,7 @@ double NicStage::egress(int node, double t, int64_t bytes, double* spread, doubl
 double NicStage::control_egress(int node, double t)
 {
   Direction& d = out_[node];
-  if (message_s_ > 0)
-    t = d.queue.serve(t, message_s_);
-  if (noise_scope_ == NoiseScope::Message)
-    t += noise();
-  else if (noise_scope_ == NoiseScope::Run)
-    t += run_noise_;
+  t = queued(d, t);
   if (bucket_on_)
     t = std::max(t, std::min(d.bucket.busy_until(), t + kControlWait_s));
   return t;

@@ -70,13 +70,16 @@ public:
   static constexpr double kControlWait_s = 1.0 / 1024;
 
 private:
-  double noise();
-  double normal(Rng& rng);
-
   struct Direction {
     TokenBucket bucket;
     MessageQueue queue;
   };
+  double noise();
+  // The sender's message queue and noise: the date a message (or a control message) is
+  // through them.
+  double queued(Direction& d, double t);
+  double normal(Rng& rng);
+
   bool active_ = false;
   bool bucket_on_ = false;
   double line_ = 0;
