@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ..errors import InputError
 from ..platforms.platform import FILE_KEYS, Platform
 from .fit import FitReport, calibrate, trial_offsets
+from .measurement import NIC_QUEUE_STATISTIC
 from .parsers import parse_file
 from ..platforms.platform_file import platform_toml
 from ..platforms.simgrid import simgrid_texts
@@ -260,8 +261,9 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
             sim = simulated[pt.size]
             lines.append(f"  {pt.size:>9} {pt.value:>12.3f} {sim:>12.3f} "
                          f"{100 * (sim - pt.value) / pt.value:>+10.1f}  {pt.m.where}")
-    if fit.data.unused:
-        what = sorted({f"{m.tool} {m.statistic}" for m in fit.data.unused})
+    unused = [m for m in fit.data.unused if m.statistic != NIC_QUEUE_STATISTIC]
+    if unused:
+        what = sorted({f"{m.tool} {m.statistic}" for m in unused})
         lines.append(f"not used by any fitter: {', '.join(what)}")
     table = None
     if holdout:

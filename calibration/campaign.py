@@ -50,6 +50,9 @@ class Probe:
     params: dict = field(default_factory=dict)   # hopsim.simulate's parameter names
     seed: int = 1
     shows: str = ""           # what it identifies (the report's and the docs' table)
+    # Sample the NIC queue while it runs (hopsim live --sample-nic-queue), on an emulated
+    # cluster with a tbf: network.nic_queue_bytes.
+    sample_nic_queue: bool = False
 
 
 def probes(hosts: int, trials: int = TRIALS) -> list[Probe]:
@@ -86,7 +89,10 @@ def probes(hosts: int, trials: int = TRIALS) -> list[Probe]:
                     "capacity" + ("" if hosts >= 3 else
                                   "; not its form: on 2 hosts every byte crosses both "
                                   "nodes' limiters and the backbone alike, and the "
-                                  "all-hosts alltoall that tells them apart needs 3 or more")),
+                                  "all-hosts alltoall that tells them apart needs 3 or more")
+                    + "; on an emulated cluster with a tbf, the NIC queue a rendezvous's "
+                      "control message waits behind (sampled)",
+              sample_nic_queue=True),
         Probe("exchange-2x2", "exchange", 4, 2, "hopbench", ex,
               shows="per-node NIC message cost, intra- and inter-node paths together"),
         Probe(f"bcast-linear-{fan}", "bcast", fan_ranks, fan_rpn, "imb",
@@ -152,9 +158,11 @@ def measure(plan: list[Probe], out_dir: Path, *, emulate_cluster: int | None = N
             folder = out_dir / probe.name
             # oversubscribe: waiting ranks yield their core (mpi_yield_when_idle), as
             # calibrate --live's ping-pong does (docs/validation.md).
+            sample = probe.sample_nic_queue and cluster is not None and cluster.burst is not None
             run_live(probe.workload, probe.ranks, probe.ranks_per_node, tool=probe.tool,
                      tool_path=paths.get(probe.tool), hostfile=hostfile, cluster=cluster,
-                     oversubscribe=True, seed=probe.seed, out=str(folder), **probe.params)
+                     oversubscribe=True, seed=probe.seed, out=str(folder),
+                     sample_nic_queue=sample, **probe.params)
             files.append(str(folder / "result.json"))
     return files
 

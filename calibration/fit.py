@@ -18,7 +18,7 @@ from scipy.optimize import least_squares
 from ..errors import InputError
 from ..platforms.platform import FILE_KEYS, Platform
 from .fit_pacing import fit_pacing
-from .measurement import Measurement
+from .measurement import NIC_QUEUE_STATISTIC, Measurement
 from .segments import Segment, classify, hinge, segments
 from ..platforms.solve import solve
 
@@ -376,6 +376,29 @@ class NicMessage(Fitter):
         return out, None
 
 
+class NicQueue(Fitter):
+    """How much of its node's queued bytes a rendezvous's control message waits behind:
+    measured, not fitted. A live run with --sample-nic-queue sampled each emulated host's
+    tbf backlog; its 99th percentile (over every host and sample) is the level the node's
+    connections keep queued. No 2-host file can fit it: there a control message follows
+    its own connection's bytes, which are ahead of it anyway (docs/model.md, "Protocol")."""
+
+    name = "NIC queue ahead of control messages"
+    keys = ("network.nic_queue_bytes",)
+
+    def fit(self, data, platform, state):
+        ms = [m for m in data.unused if m.statistic == NIC_QUEUE_STATISTIC]
+        if not ms:
+            return [], ("needs a live run with --sample-nic-queue (an emulated cluster's tbf "
+                        "backlog; no benchmark's output shows it)")
+        m = max(ms, key=lambda x: x.value)
+        prov = (f"measured: the 99th percentile of the NIC queue's backlog (the tbf's, "
+                f"every emulated host's egress, sampled about every ms while the run went) "
+                f"over {m.repetitions} samples ({m.where})"
+                + (f", the largest of {len(ms)} such runs" if len(ms) > 1 else ""))
+        return [Fitted("network.nic_queue_bytes", int(m.value), prov)], None
+
+
 def _trials(points):
     # Trials are files of one tool (osu_latency, IMB and NetPIPE differ by their own
     # overheads, not by noise): the tool with the most files.
@@ -465,7 +488,7 @@ class IntraNodeLine(Fitter):
 def fitters(intranode: bool) -> list[Fitter]:
     # Breakpoint fitters first: they decide whether the line fit may use segments.
     return [Pacing(), ProtocolThreshold(), TokenBucket(), PingPongLine(intranode), IntraNodeLine(),
-            RoundTripSolve(), NicMessage(), Noise()]
+            RoundTripSolve(), NicMessage(), NicQueue(), Noise()]
 
 
 @dataclass

@@ -19,6 +19,11 @@ WHOLE_US_STATISTICS = frozenset({"lc_mode_us", "lc_mean_us", "lc_average_of_aver
                                  "ray_mode_us", "ray_mean_us", "ray_average_for_all_ranks_us"})
 
 
+# A live run's sampled NIC queue (hopsim live --sample-nic-queue), in bytes: not a time
+# of any case, the value calibrate sets network.nic_queue_bytes to.
+NIC_QUEUE_STATISTIC = "nic_queue_p99_bytes"
+
+
 @dataclass(frozen=True)
 class Measurement:
     """One value of one statistic for one case.

@@ -31,6 +31,11 @@ from pathlib import Path
 from ..errors import InputError
 
 HOSTS = 4  # every rig's cluster; 2-host cases use its first two hosts
+# hopsim's own 2-host exchange with the NIC queue sampled (live --sample-nic-queue): what a
+# rendezvous's control message finds queued ahead of it, which no tool's output shows.
+# One run, on its own 2-host cluster with the rig's links; a rig without tbf has no queue.
+NIC_QUEUE_PROBE = Path("nic-queue-2x1/result.json")
+NIC_QUEUE_SIZES = (65536, 131072, 262144, 524288, 1048576)
 
 
 @dataclass(frozen=True)
@@ -261,6 +266,20 @@ def measure_campaign(rig: Rig, out: Path, tools_dir: Path, log=sys.stderr) -> No
     partial.rename(done)
 
 
+def measure_nic_queue(rig: Rig, out: Path, log=sys.stderr) -> None:
+    """OUT/<rig>/nic-queue-2x1/: hopsim live's exchange on 2 hosts of the rig's links with
+    the NIC queue sampled (kept when there; none for a rig without tbf)."""
+    from ..live.mpirun import run_live
+
+    done = out / NIC_QUEUE_PROBE
+    if rig.burst is None or done.is_file():
+        return
+    log.write(f"{rig.name}: 2-host exchange, NIC queue sampled\n")
+    log.flush()
+    run_live("exchange", 2, emulate_cluster=2, link_rate=rig.link_rate, burst=rig.burst,
+             out=str(done.parent), sizes=list(NIC_QUEUE_SIZES), sample_nic_queue=True)
+
+
 def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
@@ -307,6 +326,7 @@ def main(argv=None) -> int:
             binaries = find_binaries(Path(args.tools))
             for name in names:
                 measure(RIGS[name], out / name, binaries, args.trials, args.timeout)
+                measure_nic_queue(RIGS[name], out / name)
                 if args.campaign:
                     measure_campaign(RIGS[name], out / name, Path(args.tools))
         if args.baseline:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from .rigs import CASES, Rig
+from .rigs import CASES, NIC_QUEUE_PROBE, Rig
 from .rigs_noise import noise_floor
 
 # The intra-node path of the 2-per-host cases is not seen by 2-host runs: as in the
@@ -101,6 +101,9 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
     commands.append(_show(_hopsim("calibrate", SHM_FILE, "--ranks-per-node", 2, "--base",
                                   "two-nodes", "--nodes", 4, "--out", base)))
     fit_files = [p for _, p in files_of(out, 2, trials)]
+    if (out / NIC_QUEUE_PROBE).is_file():
+        # A 2-host run as well: the NIC queue that a rendezvous's control messages wait behind.
+        fit_files.append(out / NIC_QUEUE_PROBE)
     fit = out / "baseline-fit.toml"
     commands.append(_calibrate(fit, fit_files, base, closed_form))
     extra = {}

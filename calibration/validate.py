@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..workload import COLLECTIVES, KINDS, OSU_WINDOW
-from .measurement import Measurement
+from .measurement import NIC_QUEUE_STATISTIC, Measurement
 from .parsers import parse_file
 
 # Simulated repetitions per case at most. Without noise the engine repeats the same
@@ -310,6 +310,8 @@ def _short(path: str) -> str:
 def _why_not(m: Measurement) -> str:
     if m.rank is not None:
         return "per-rank values (the file's all-rank figure is the case)"
+    if m.statistic == NIC_QUEUE_STATISTIC:
+        return "a sampled NIC queue, a platform value (calibrate's network.nic_queue_bytes), not a case"
     if m.workload in KINDS:
         if m.size is None:
             return "the file does not record the message sizes"

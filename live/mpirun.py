@@ -130,7 +130,8 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
              emulate_cluster: int | None = None, link_rate: str | None = None,
              burst: int | None = None, out: str | None = None, timeout: float = 600,
              oversubscribe: bool = False, seed: int = 1, reception: str | None = None,
-             progress=None, cluster=None, mca=(), **params) -> tuple[dict, str]:
+             progress=None, cluster=None, mca=(), sample_nic_queue: bool = False,
+             **params) -> tuple[dict, str]:
     """Run one workload live. Returns (the JSON dict, the tool's text output) and, with
     `out`, writes result.json, the raw output and the mpirun command into that folder.
 
@@ -142,7 +143,8 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
     several runs then share one cluster, as calibrate --live --campaign does). `mca`:
     (name, value) pairs passed to mpirun as --mca (Open MPI's own parameters, e.g.
     btl_tcp_eager_limit); the result records them, and any OMPI_MCA_* variable of the
-    environment, which mpirun passes on as well.
+    environment, which mpirun passes on as well. `sample_nic_queue`: sample every emulated
+    host's tbf backlog while the run goes (live/nic_queue.py), kept as live.nic_queue.
     """
     mca = check_mca(mca)
     if cluster is not None:
@@ -168,6 +170,9 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         raise InputError("--emulate-cluster needs --link-rate (e.g. 200mbit)")
     if emulate_cluster is None and (link_rate is not None or burst is not None):
         raise InputError("--link-rate and --burst apply to --emulate-cluster")
+    if sample_nic_queue and (emulate_cluster is None or link_rate == "none"):
+        raise InputError("--sample-nic-queue samples an emulated host's tbf: it needs "
+                         "--emulate-cluster with a --link-rate other than none")
     if hostfile is not None and not Path(hostfile).is_file():
         raise InputError(f"--hostfile: {hostfile} does not exist")
     bounds.check("timeout", timeout, "--timeout")
@@ -237,7 +242,14 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
                                      lambda n: _write_hostfile(scratch, real_hosts[:n], ranks_per_node),
                                      user_hostfile=Path(hostfile).resolve())
         cmd += [binary] + args
-        stdout, stderr, wall = _mpirun(cmd, timeout, stack, reaper)
+        nic_queue = None
+        if sample_nic_queue:
+            from .nic_queue import NicQueueSampler
+            with NicQueueSampler(cluster) as sampler:
+                stdout, stderr, wall = _mpirun(cmd, timeout, stack, reaper)
+            nic_queue = sampler.record()
+        else:
+            stdout, stderr, wall = _mpirun(cmd, timeout, stack, reaper)
         raw_files = {}
         if tool == "netpipe" and (scratch / "np.out").is_file():
             raw_files["np.out"] = (scratch / "np.out").read_text()
@@ -249,6 +261,8 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
                 "oversubscribed": crowded, "cores": cores, "mca": dict(mca),
                 "mca_environment": {k: v for k, v in sorted(os.environ.items())
                                     if k.startswith("OMPI_MCA_")}}
+        if nic_queue is not None:
+            live["nic_queue"] = nic_queue
         platform = live_platform(emulate_cluster, link_rate, cluster.burst if cluster else None,
                                  hostfile, cores)
         parameters = work.parameters()
@@ -528,6 +542,11 @@ def add_parser(sub):
     p.add_argument("--mca", nargs=2, action="append", metavar=("NAME", "VALUE"),
                    help="pass an Open MPI parameter to mpirun (repeatable), e.g. --mca "
                         "btl_tcp_eager_limit 4194304; recorded in the result (default: none)")
+    p.add_argument("--sample-nic-queue", action="store_true",
+                   help="with --emulate-cluster and a tbf: sample each host's NIC queue (the "
+                        "tbf's backlog) about every ms while the run goes; the result keeps "
+                        "its maximum and percentiles (live.nic_queue), which calibrate takes "
+                        "as network.nic_queue_bytes (default: not sampled)")
     return run
 
 
@@ -541,7 +560,8 @@ def run(args) -> int:
                             emulate_cluster=args.emulate_cluster, link_rate=args.link_rate,
                             burst=args.burst, out=args.out, timeout=args.timeout,
                             oversubscribe=args.oversubscribe, seed=args.seed,
-                            reception=args.reception, progress=progress, mca=args.mca or (), **params)
+                            reception=args.reception, progress=progress, mca=args.mca or (),
+                            sample_nic_queue=args.sample_nic_queue, **params)
     if not args.json:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     sys.stdout.write(json.dumps(result) + "\n")

@@ -63,6 +63,7 @@ FILE_KEYS = {
     "noise_sigma": "noise.sigma",
     "noise_values_us": "noise.values_us",
     "rate_jitter": "network.rate_jitter",
+    "nic_queue_bytes": "network.nic_queue_bytes",
 }
 
 # Numbers that must be > 0 (a count or a bandwidth of zero has no meaning) and those
@@ -125,6 +126,9 @@ class Platform:
     noise_sigma: float = 0.0
     noise_values_us: tuple = ()
     rate_jitter: float = 0.0
+    # The most of a node's queued bytes a rendezvous's request or answer waits behind;
+    # 0: Linux's TCP small queues (two 64 KiB segments, or 1 ms at the bucket's rate).
+    nic_queue_bytes: int = 0
     # File key ("network.latency_us") -> where that number comes from.
     provenance: Mapping[str, str] = field(default_factory=dict, compare=False)
     # Where the platform was read from (a preset name or a path); for messages only.
@@ -195,6 +199,9 @@ class Platform:
             if self.eager_threshold_bytes < 0:
                 self._fail("eager_threshold_bytes",
                            f"must be >= 0 (absent: always eager), got {self.eager_threshold_bytes}")
+        _check_int(self, "nic_queue_bytes")
+        if self.nic_queue_bytes < 0:
+            self._fail("nic_queue_bytes", f"must be >= 0 (0: Linux's small queues), got {self.nic_queue_bytes}")
         _check_int(self, "rendezvous_first_bytes")
         if self.rendezvous_first_bytes < 0:
             self._fail("rendezvous_first_bytes", f"must be >= 0, got {self.rendezvous_first_bytes}")
@@ -264,7 +271,7 @@ class Platform:
             "send_overhead_us", "recv_overhead_us", "per_byte_overhead_ns", "gap_us",
             "pass_us", "reduce_ns_per_byte", "reception", "oversubscribe", "bucket_gbps", "bucket_burst_bytes",
             "nic_message_us", "pacing_gbps", "pacing_above_bytes", "rendezvous_first_bytes", "probe", "noise_scope", "noise_distribution", "noise_median_us",
-            "noise_sigma", "rate_jitter")}
+            "noise_sigma", "rate_jitter", "nic_queue_bytes")}
         spec["eager_threshold_bytes"] = (-1 if self.eager_threshold_bytes is None
                                          else self.eager_threshold_bytes)
         spec["noise_values_us"] = list(self.noise_values_us)

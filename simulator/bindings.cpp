@@ -48,7 +48,7 @@ PlatformSpec platform_from(const py::dict& d)
                   "recv_overhead_us", "per_byte_overhead_ns", "gap_us", "pass_us", "reception", "bucket_gbps",
                   "bucket_burst_bytes", "nic_message_us", "pacing_gbps", "pacing_above_bytes", "oversubscribe", "eager_threshold_bytes", "rendezvous_first_bytes", "probe", "transport",
                   "noise_scope", "noise_distribution", "noise_median_us", "noise_sigma", "noise_values_us",
-                  "reduce_ns_per_byte", "rate_jitter"},
+                  "reduce_ns_per_byte", "rate_jitter", "nic_queue_bytes"},
                  "platform");
   PlatformSpec p;
   take(d, "name", p.name);
@@ -123,6 +123,7 @@ PlatformSpec platform_from(const py::dict& d)
   take(d, "noise_median_us", p.noise_median_us);
   take(d, "noise_sigma", p.noise_sigma);
   take(d, "rate_jitter", p.rate_jitter);
+  take(d, "nic_queue_bytes", p.nic_queue_bytes);
   take(d, "noise_values_us", p.noise_values_us);
   return p;
 }

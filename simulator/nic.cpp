@@ -54,7 +54,13 @@ NicStage::NicStage(const PlatformSpec& p, int nodes, uint64_t seed)
   active_ = bucket_on_ || pace_ > 0 || message_s_ > 0 || noise_scope_ != NoiseScope::Off || jitter_ > 0;
   if (not active_)
     return;
-  TokenBucket bucket(line_, bytes_per_second(p.bucket_gbps), p.bucket_burst_bytes);
+  double rate = bytes_per_second(p.bucket_gbps);
+  TokenBucket bucket(line_, rate, p.bucket_burst_bytes);
+  if (bucket_on_) {
+    double limit = p.nic_queue_bytes > 0 ? static_cast<double>(p.nic_queue_bytes)
+                                         : std::max(kQueuedSegments * kSegmentBytes, rate / std::exp2(kPacingShift));
+    control_wait_s_ = limit / rate;
+  }
   out_.assign(nodes, Direction{bucket, {}});
   in_.assign(nodes, Direction{bucket, {}});
   lognormal_on_ = p.noise_median_us > 0;
@@ -123,7 +129,7 @@ double NicStage::control_egress(int node, double t)
   Direction& d = out_[node];
   t = queued(d, t);
   if (bucket_on_)
-    t = std::max(t, std::min(d.bucket.busy_until(), t + kControlWait_s));
+    t = std::max(t, std::min(d.bucket.busy_until(), t + control_wait_s_));
   return t;
 }
 
@@ -132,7 +138,7 @@ double NicStage::control_ingress(int node, double arrival)
   Direction& d = in_[node];
   double t = arrival;
   if (bucket_on_)
-    t = std::max(t, std::min(d.bucket.busy_until(), t + kControlWait_s));
+    t = std::max(t, std::min(d.bucket.busy_until(), t + control_wait_s_));
   if (message_s_ > 0)
     t = d.queue.serve(t, message_s_);
   return t;

@@ -61,13 +61,18 @@ public:
   double ingress(int node, double arrival, int64_t bytes, double spread);
   // A rendezvous's request or answer (no bytes of the message) handed to the NIC of
   // `node` at `t`, and one that arrived at `node` at `arrival`: the dates they pass.
-  // They wait behind the bytes queued in the NIC for at most kControlWait_s: Linux's TCP
-  // small queues keep about 1 ms of each connection's data in the queue (sk_pacing_shift
-  // 10), and a connection's own bytes are ahead of it anyway (Sim delivers a connection's
-  // transfers in order).
+  // They wait behind the bytes queued in the node's bucket, at most what the node's TCP
+  // connections keep in its NIC queue (the rest of their bytes wait in their sockets; a
+  // connection's own bytes are ahead of its control messages anyway: Sim delivers a
+  // connection's transfers in order). That bound is network.nic_queue_bytes (measured:
+  // hopsim live --sample-nic-queue), or by default Linux's TCP small queues
+  // (tcp_small_queue_check): two segments of at most 64 KiB, or 1 ms at the connection's
+  // rate (sk_pacing_shift 10) if that is more.
   double control_egress(int node, double t);
   double control_ingress(int node, double arrival);
-  static constexpr double kControlWait_s = 1.0 / 1024;
+  static constexpr double kSegmentBytes = 65536;
+  static constexpr double kQueuedSegments = 2;
+  static constexpr double kPacingShift = 10;
 
 private:
   struct Direction {
@@ -85,6 +90,7 @@ private:
   double line_ = 0;
   double message_s_ = 0;
   double pace_ = 0;  // bytes per second; 0: no pacing
+  double control_wait_s_ = 0;  // that bound, in seconds at the bucket's rate
   int64_t pace_above_ = 0;
   NoiseScope noise_scope_ = NoiseScope::Off;
   NoiseDistribution distribution_ = NoiseDistribution::Lognormal;

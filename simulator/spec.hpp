@@ -61,6 +61,7 @@ struct PlatformSpec {
   double noise_median_us = 0;  // lognormal: the median added delay
   double noise_sigma = 0;      // lognormal: the standard deviation of its logarithm
   double rate_jitter = 0;
+  int64_t nic_queue_bytes = 0;  // control messages wait behind at most this; 0: Linux's small queues
   std::vector<double> noise_values_us;  // empirical: delays drawn uniformly from these
 };
 

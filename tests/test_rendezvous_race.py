@@ -1,7 +1,8 @@
 """A rendezvous's order and race (docs/model.md, "Protocol"), read from the engine's trace:
 a connection delivers in the order it staged, a posted receive answers a request as it
-arrives, a control message waits behind at most 1/1024 s of its node's bytes, and with a
-race jitter the second pair of a both-ways exchange goes one direction after the other."""
+arrives, a control message waits behind at most what its node's connections keep queued
+(Linux's two 64 KiB segments, or network.nic_queue_bytes), and with a race jitter the
+second pair of a both-ways exchange goes one direction after the other."""
 import itertools
 
 import pytest
@@ -81,12 +82,30 @@ def test_a_posted_receive_answers_a_request_as_it_arrives():
     assert answer["staged_us"] == pytest.approx(request["delivered_us"], abs=1e-9)
 
 
-def test_a_control_message_waits_behind_its_nodes_bytes_for_at_most_1_1024_s():
-    # A slow token bucket keeps a 1 MiB message in its node's NIC for about 80 ms; the
-    # rank that lost a race stages its answer behind its own message going out.
-    p = platform(nodes=2, bucket_gbps=0.1, bucket_burst_bytes=16384.0, bandwidth_gbps=10.0,
-                 rate_jitter=1e-2)
+# A slow token bucket keeps a 1 MiB message in its node's NIC for about 80 ms; the rank
+# that lost a race stages its answer behind its own message going out.
+SLOW_BUCKET = {"bucket_gbps": 0.1, "bucket_burst_bytes": 16384.0, "bandwidth_gbps": 10.0, "rate_jitter": 1e-2}
+BUCKET_BYTES_PER_S = 0.1e9 / 8
+
+
+@pytest.mark.parametrize("queue_bytes, bound_us", [
+    # Linux's tcp_small_queue_check: 2 * truesize of a 64 KiB segment, beyond 1 ms at this rate.
+    (0, 2 * 65536 / BUCKET_BYTES_PER_S * 1e6),
+    # Measured (hopsim live --sample-nic-queue): that many bytes at the bucket's rate.
+    (300000, 300000 / BUCKET_BYTES_PER_S * 1e6),
+])
+def test_a_control_message_waits_behind_its_nodes_bytes_for_at_most_its_queue(queue_bytes, bound_us):
+    p = platform(nodes=2, nic_queue_bytes=queue_bytes, **SLOW_BUCKET)
     t = rows(simulate(p, "exchange", ranks=2, sizes=[S], repetitions=4, trace=True))
     waits = [x["started_us"] - x["staged_us"] for x in t if x["what"] != "data"]
-    assert max(waits) == pytest.approx(1e6 / 1024, rel=1e-9)   # some waited the whole bound
+    assert max(waits) == pytest.approx(bound_us, rel=1e-9)   # some waited the whole bound
     assert min(waits) == pytest.approx(0, abs=1e-9)
+
+
+def test_on_a_fast_bucket_the_default_queue_is_1_ms_of_its_rate():
+    # 10 Gbit/s: 1 ms is 1.22 MB, more than two 64 KiB segments (sk_pacing_shift 10).
+    p = platform(nodes=2, bucket_gbps=10.0, bucket_burst_bytes=16384.0, bandwidth_gbps=100.0,
+                 rate_jitter=1e-2)
+    t = rows(simulate(p, "exchange", ranks=2, sizes=[16 * S], repetitions=4, trace=True))
+    waits = [x["started_us"] - x["staged_us"] for x in t if x["what"] != "data"]
+    assert max(waits) == pytest.approx(1e6 / 1024, rel=1e-9)

@@ -11,7 +11,7 @@ import json
 import math
 
 from ...errors import InputError
-from ..measurement import Measurement, fail
+from ..measurement import NIC_QUEUE_STATISTIC, Measurement, fail
 
 _REQUIRED = ("workload", "ranks", "ranks_per_node", "results")
 _ROW_STATS = {"pingpong": ("latency_us",), "exchange": ("t_min_us", "t_max_us", "t_avg_us"),
@@ -110,7 +110,20 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
                               f"{e})") from None
     if not out:
         raise fail(source, 1, "at least one result row")
-    return out
+    return out + _nic_queue(doc, common)
+
+
+def _nic_queue(doc: dict, common: dict) -> list[Measurement]:
+    """A live run's sampled NIC queue (hopsim live --sample-nic-queue: live.nic_queue), as
+    its 99th percentile in bytes: what calibrate sets network.nic_queue_bytes to."""
+    q = (doc.get("live") or {}).get("nic_queue")
+    if q is None:
+        return []
+    if not isinstance(q, dict) or not isinstance(q.get("p99_bytes"), int) or not isinstance(q.get("samples"), int) \
+            or q["samples"] < 1:
+        raise fail(common["source"], 1, "live.nic_queue with integer p99_bytes and samples >= 1", str(q)[:80])
+    return [Measurement(**{**common, "workload": "nic_queue"}, size=None, statistic=NIC_QUEUE_STATISTIC,
+                        value=float(q["p99_bytes"]), repetitions=q["samples"])]
 
 
 def _placement(doc: dict, source: str, ranks: int) -> tuple:

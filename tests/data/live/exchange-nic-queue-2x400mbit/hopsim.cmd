@@ -1,0 +1,1 @@
+hopsim live --workload exchange --ranks 2 --emulate-cluster 2 --link-rate 400mbit --burst 131072 --sizes 65536,131072,262144,524288,1048576 --sample-nic-queue --out DIR   # 2026-11-27 21:04 UTC, by python -m hopsim.calibration.rigs (rig D's probe, docs/validation/rigs-idle/D/nic-queue-2x1), idle machine
