@@ -11,7 +11,8 @@ has it (the fit of --base's alternative is kept).
 An alternative that holds another as a limit (a shared capacity or a bucket's rate without
 bound is none, a NIC cost or a gap of 0 is none) cannot fit worse than it; when its fit
 stops at a higher cost and that limit wins, the optimiser fell short, not the mechanism
-(a shared capacity's second start, _scanned, rules that out for it): it is
+(a shared capacity's second start, _scanned, rules that out for it; a token bucket's
+fit that stops there starts again from such a scan, Alternative.rescue): it is
 undecided, with that reason.
 
 Each mechanism is decided by the cases that can decide it: the BICs are computed over the
@@ -77,6 +78,10 @@ class Alternative:
     # (field, values): a second start at the value at which the platform simulates the
     # cases at the least robust cost (_scanned).
     scan: tuple[str, tuple[float, ...]] | None = None
+    # (field, values, fixed): the same, tried only when the fit from the other starts
+    # stops above the cost of the alternative it nests (_stuck), with `fixed`'s fields set
+    # too (a token bucket's burst beside its scanned rate).
+    rescue: tuple[str, tuple[float, ...], dict] | None = None
 
 
 @dataclass
@@ -178,6 +183,13 @@ def _bucket(p: Platform, base: Platform, cases):
                          ["bucket_gbps", "bucket_burst_bytes"])
     on.starts = _bucket_starts(p, cases)
     on.nests = "no bucket"
+    # From its own start the bucket's fit can stop above no bucket's cost (a curve bent by
+    # something other than a bucket: rig C's uncapped links); then it starts again from no
+    # bucket's fit with the rate at the best of a scan, up to 16 times its first guess,
+    # where it binds nothing and costs what no bucket costs.
+    r0 = on.platform.bucket_gbps
+    on.rescue = ("bucket_gbps", tuple(float(f"{r0 * f:.6g}") for f in SCAN_FACTORS),
+                 {"bucket_burst_bytes": on.platform.bucket_burst_bytes})
     off = Alternative("no bucket", p.replace(bucket_gbps=0.0, bucket_burst_bytes=0.0), [])
     return [on, off], ("token bucket" if base.bucket_gbps > 0 else "no bucket")
 
@@ -245,16 +257,18 @@ def _shared(p: Platform, base: Platform, cases):
     return [none, lim, bb], label
 
 
-def _scanned(alt: Alternative, on: Platform, cases, cap) -> tuple[Platform, str, int]:
+def _scanned(alt: Alternative, on: Platform, cases, cap, scan=None) -> tuple[Platform, str, int]:
     """(start, how, simulations): `on` (the fit of the alternative alt holds as a limit)
-    with alt.scan's field at the scanned value that simulates the cases at the least robust
-    cost (ties: the smaller value), no fit. A value that binds nothing costs what `on`
-    costs, so the start, and the fit from it, cost no more than that limit's fit."""
-    name, values = alt.scan
-    costs = {v: fit_joint(on.replace(**{name: v}), cases, [], cap=cap).cost for v in values}
+    with the scan's field (alt.scan unless given: (field, values[, fixed fields])) at the
+    scanned value that simulates the cases at the least robust cost (ties: the smaller
+    value), no fit. A value that binds nothing costs what `on` costs, so the start, and
+    the fit from it, cost no more than that limit's fit."""
+    name, values, *fixed = scan or alt.scan
+    fixed = fixed[0] if fixed else {}
+    costs = {v: fit_joint(on.replace(**fixed, **{name: v}), cases, [], cap=cap).cost for v in values}
     best = min(values, key=lambda v: (costs[v], v))
     how = f"started at {name} = {best:.4g}, the best of {len(values)} scanned on {alt.nests}'s fit"
-    return on.replace(**{name: best}), how, len(values)
+    return on.replace(**fixed, **{name: best}), how, len(values)
 
 
 def compare(fits) -> tuple[dict, int]:
@@ -529,6 +543,25 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
                     j.evaluations = k.evaluations
             j.chosen_k = alt.chosen
             fits.append((alt.label, j))
+        for i, (label, j) in enumerate(fits):
+            alt = next(a for a in alternatives if a.label == label)
+            if not (alt.rescue and alt.nests in dict(fits)
+                    and _stuck([alt], dict(fits), alt.nests)):
+                continue
+            if progress:
+                progress(f"{name}: fitting {label} again, from {alt.nests}'s fit")
+            start, how, n_scanned = _scanned(alt, dict(fits)[alt.nests].platform, cases, cap,
+                                             alt.rescue)
+            screened += n_scanned
+            keep = [f for f in extra if f not in _turned_off(alt)]
+            k = fit_joint(start, cases, core + keep + [f for f in alt.free if f not in hold],
+                          cap=cap, max_nfev=max_nfev)
+            k.evaluations += j.evaluations
+            k.chosen_k = alt.chosen
+            if k.cost < j.cost:
+                fits[i], starts[label] = (label, k), how + " (its first fit had stopped above it)"
+            else:
+                j.evaluations = k.evaluations
         bics, compared = compare(fits)
         ranked = sorted(fits, key=lambda lf: bics[lf[0]])
         stuck = _stuck(alternatives, dict(fits), ranked[0][0])

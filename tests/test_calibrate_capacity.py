@@ -180,3 +180,37 @@ def test_the_capacity_scan_starts_near_the_true_rate_and_binds_nothing_where_the
     start, cases = scanned(plain, PLAIN)
     assert fit_joint(start, cases, [], cap=None).cost == pytest.approx(
         fit_joint(PLAIN, cases, [], cap=None).cost, abs=1e-12)
+
+
+def _bucket_decision(tmp_path, monkeypatch, factors):
+    # A 1 Gbit/s line under a 0.3 Gbit/s bucket of 100 kB, fitted from a start at a
+    # quarter of that rate with one evaluation per fit: the bucket's own fit stops far
+    # above no bucket's cost, so only its second start can decide it.
+    from hopsim.calibration import structure
+
+    monkeypatch.setattr(structure, "SCAN_FACTORS", factors)
+    truth = PLAIN.replace(name="bucket", bucket_gbps=0.3, bucket_burst_bytes=1e5)
+    pp = _write(tmp_path, "pp.json", truth, "pingpong", ranks=2, sizes=PP_SIZES, iterations=3)
+    ex = _write(tmp_path, "ex.json", truth, "exchange", ranks=2, sizes=EX_SIZES, repetitions=3)
+    cases = cases_of(parse_file(pp) + parse_file(ex))[0]
+    start = truth.replace(bucket_gbps=0.075)
+    sf = decide(start, PLAIN, cases, cap=None, max_nfev=1)
+    return next(d for d in sf.decisions if d.mechanism == "token bucket"), sf
+
+
+def test_a_bucket_fit_stopped_above_no_bucket_starts_again_from_a_scan(tmp_path, monkeypatch):
+    from hopsim.calibration.structure import SCAN_FACTORS
+
+    d, sf = _bucket_decision(tmp_path, monkeypatch, SCAN_FACTORS)
+    assert d.chosen == "token bucket" and not d.undecided, d.line()
+    # 0.075 x 2^(4/2) = 0.3: the scan's start is the truth, the refit stays there.
+    assert "bucket_gbps = 0.3, the best of 11 scanned on no bucket's fit" in d.line()
+    assert "first fit had stopped above it" in d.line()
+    assert sf.fit.platform.bucket_gbps == pytest.approx(0.3, rel=1e-3)
+
+
+def test_without_the_scan_the_stopped_bucket_fit_stays_undecided(tmp_path, monkeypatch):
+    # The same with a scan of its first guess alone: the second start is no better, and
+    # the verdict says why it cannot be trusted (the control of the test above).
+    d, _ = _bucket_decision(tmp_path, monkeypatch, (1.0,))
+    assert d.undecided and "did not reach its optimum" in d.line(), d.line()
