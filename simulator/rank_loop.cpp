@@ -127,6 +127,14 @@ void Sim::suspend_until(RankState& r, double date, bool wakeable)
   r.blocked = wakeable;
   if (date != kInf)
     schedule(date, Event::Resume, static_cast<uint32_t>(&r - ranks_.data()), r.generation);
+  // A rank that waits in MPI again, its copies done, has its library catch up: after
+  // what the rank itself did at this date (a receive it posted, and answered, first).
+  if (wakeable && r.copying == 0 && not r.deferred.empty()) {
+    std::vector<uint32_t> due;
+    due.swap(r.deferred);
+    for (uint32_t id : due)
+      serve(id, now_);
+  }
 }
 
 void Sim::wake(int rank)
@@ -434,10 +442,17 @@ double Sim::stage(uint32_t id, int phase, int src, int dst, int64_t /*bytes*/, d
   return release;
 }
 
+bool Sim::copied_by_receiver(const Message& m) const
+{
+  return m.phase == kData && is_rendezvous(m) && node_of(m.from) == node_of(m.to);
+}
+
 void Sim::start_transfer(uint32_t id)
 {
   Message& m = pool_[id];
   m.started_at = now_;
+  if (copied_by_receiver(m))
+    ranks_[m.to].copying++;
   if (m.phase == kClearToSend)
     transport_->start(*this, id, m.to, m.from, 0);
   else
@@ -478,10 +493,18 @@ void Sim::transfer_done(uint32_t id)
 // cleared, when the rank is in MPI (waiting), not in the middle of a pass: MPI progresses
 // only inside its calls. What arrives during a pass is served when the pass is over,
 // after the rank's own next step at that date (the rank's resume was scheduled first).
+// Nor while the rank copies an on-node rendezvous message in: Open MPI's shared-memory
+// transport moves it by one synchronous copy of the receiver's (vader's single-copy get,
+// CMA), inside its progress call, so what comes meanwhile is handled at the rank's next
+// wait, after the receive it posts on returning (docs/model.md, "Protocol").
 void Sim::serve(uint32_t id, double at)
 {
   Message& m = pool_[id];
-  const RankState& lib = ranks_[m.phase == kRequestToSend ? m.to : m.from];
+  RankState& lib = ranks_[m.phase == kRequestToSend ? m.to : m.from];
+  if (lib.copying > 0) {
+    lib.deferred.push_back(id);
+    return;
+  }
   if (lib.busy_until > std::max(at, now_) + kTimeEpsilon) {
     schedule(lib.busy_until, Event::Serve, id);
     return;
@@ -540,6 +563,8 @@ void Sim::deliver(uint32_t id)
       serve(id, at);
       break;
     default:
+      if (copied_by_receiver(m))
+        ranks_[m.to].copying--;
       m.complete = true;
       m.complete_at = at;
       m.arrival = at;

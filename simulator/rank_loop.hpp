@@ -95,6 +95,10 @@ struct RankState {
   std::vector<int> connections;  // round-robin list; empty means all ranks, in order
   bool receiving = false;        // its pass took a message and waits for all of it
   double busy_until = 0;         // the end of the pass it is in (its library waits for it)
+  // On-node rendezvous data it is copying in (Sim::serve): its library does nothing else
+  // meanwhile; what it would have done waits in `deferred` until the rank next waits.
+  int copying = 0;
+  std::vector<uint32_t> deferred;
 };
 
 // One entry of the event loop: resume a rank, start a transfer its NIC stage released,
@@ -183,6 +187,8 @@ private:
   void inject(uint32_t id);
   double stage(uint32_t id, int phase, int src, int dst, int64_t bytes, double t);
   bool is_rendezvous(const Message& m) const;
+  // On-node rendezvous data: copied by its receiver in one synchronous call (serve).
+  bool copied_by_receiver(const Message& m) const;
   void start_transfer(uint32_t id);
   void announce(uint32_t id, double visible_at);
   // Suspension points of a rank's loop: until `date`, wakeable or not.

@@ -109,3 +109,34 @@ def test_on_a_fast_bucket_the_default_queue_is_1_ms_of_its_rate():
     t = rows(simulate(p, "exchange", ranks=2, sizes=[16 * S], repetitions=4, trace=True))
     waits = [x["started_us"] - x["staged_us"] for x in t if x["what"] != "data"]
     assert max(waits) == pytest.approx(1e6 / 1024, rel=1e-9)
+
+
+# IMB Exchange on 2 nodes of 2 ranks, block: rank 1's left neighbour (rank 0) is on its
+# node, its right one (rank 2) across. A slow on-node path: rank 1 copies rank 0's 1 MiB
+# in for 16.8 ms, while rank 2's answer to rank 1's request comes after 2 latencies.
+SLOW_COPY = {"intra_bandwidth_gbps": 0.5, "intra_latency_us": 1.0}
+COPY_US = S * 8 / (0.5 * 1e3)
+
+
+def _block_first_repetition(**kw):
+    p = platform(nodes=2, **SLOW_COPY, **kw)
+    r = simulate(p, "exchange", ranks=4, ranks_per_node=2, sizes=[S], repetitions=3, trace=True)
+    return r, [x for x in rows(r) if x["seq"] == 0]
+
+
+def test_a_rank_copying_an_on_node_message_in_answers_its_next_receive_before_moving_data():
+    r, first = _block_first_repetition()
+    data_1_to_2 = next(x for x in first if x["what"] == "data" and x["from"] == 1 and x["to"] == 2)
+    answer_1_to_2 = next(x for x in first if x["what"] == "answer" and x["from"] == 1 and x["to"] == 2)
+    copy_0_to_1 = next(x for x in first if x["what"] == "data" and x["from"] == 0 and x["to"] == 1)
+    # Rank 2's answer reached rank 1 within microseconds; rank 1 moved its data only when
+    # its copy was done, after posting its receive from rank 2 and answering it.
+    assert copy_0_to_1["delivered_us"] - copy_0_to_1["started_us"] == pytest.approx(COPY_US, rel=1e-3)
+    assert data_1_to_2["staged_us"] == pytest.approx(copy_0_to_1["delivered_us"], abs=1e-6)
+    assert answer_1_to_2["staged_us"] <= data_1_to_2["staged_us"]
+    # Both cross-node messages then move at once, each direction on its own link (where
+    # a library free during the copy had moved rank 1's data at once and answered rank 2
+    # only after the copy: rank 2's message then ended a whole message later).
+    data_2_to_1 = next(x for x in first if x["what"] == "data" and x["from"] == 2 and x["to"] == 1)
+    assert data_2_to_1["delivered_us"] < data_1_to_2["delivered_us"] + 10 * L_US
+
