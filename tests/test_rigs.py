@@ -217,3 +217,24 @@ def test_the_rig_campaign_is_kept_whole_or_not_at_all(tmp_path, monkeypatch):
     monkeypatch.setattr(campaign, "measure", _fake_probes(calls, fail_after=0))
     rigs.measure_campaign(rig, tmp_path, tmp_path, log=log)
     assert len(os.listdir(done)) == len(campaign.probes(3))
+
+
+def test_prose_edited_while_the_fits_run_is_kept(tmp_path, monkeypatch):
+    # write_report runs for an hour (the fits): the README's prose above the marker must
+    # be read when the report is written, not when it starts.
+    from hopsim.calibration import rigs_report
+    from hopsim.calibration.rigs import RIGS
+
+    readme = tmp_path / "README.md"
+    readme.write_text("# Rigs\n\nprose before\n\n" + rigs_report.MARKER + "\n\nold tables\n")
+
+    def fitted(root, rig, trials, closed_form=False, cores=None):
+        readme.write_text(readme.read_text().replace("prose before", "prose edited meanwhile"))
+        return {"files": [], "fitted_on": [], "median_over_predicted_files_pct": 1.0, "commands": []}
+
+    monkeypatch.setattr(rigs_report, "baseline", fitted)
+    monkeypatch.setattr(rigs_report, "key_figures", lambda out, trials: [])
+    rigs_report.write_report(tmp_path, [RIGS["A"]], 3)
+    text = readme.read_text()
+    assert "prose edited meanwhile" in text and "prose before" not in text
+    assert "old tables" not in text and "## Rig A:" in text.split(rigs_report.MARKER)[1]
