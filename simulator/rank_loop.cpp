@@ -127,9 +127,11 @@ void Sim::suspend_until(RankState& r, double date, bool wakeable)
   r.blocked = wakeable;
   if (date != kInf)
     schedule(date, Event::Resume, static_cast<uint32_t>(&r - ranks_.data()), r.generation);
-  // A rank that waits in MPI again, its copies done, has its library catch up: after
-  // what the rank itself did at this date (a receive it posted, and answered, first).
-  if (wakeable && r.copying == 0 && not r.deferred.empty()) {
+  // A rank whose copies are done has its library catch up when it next waits: after what
+  // the rank itself did at this date (a receive it posted, and answered, first; its
+  // resume above is scheduled before them). At every suspension, wakeable or not: a rank
+  // that polls on a pass grid may never wait wakeable again.
+  if (r.copying == 0 && not r.deferred.empty()) {
     std::vector<uint32_t> due;
     due.swap(r.deferred);
     for (uint32_t id : due)
