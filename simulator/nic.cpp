@@ -101,14 +101,17 @@ double NicStage::queued(Direction& d, double t)
   return t;
 }
 
-double NicStage::egress(int node, double t, int64_t bytes, double* spread, double* rate)
+double NicStage::egress(int node, double t, int64_t bytes, double* spread, double* rate, uint64_t connection,
+                        double now)
 {
   Direction& d = out_[node];
   auto b = static_cast<double>(bytes);
   t = queued(d, t);
   double first = t, last = t + b / line_;
-  if (bucket_on_)
+  if (bucket_on_) {
     d.bucket.pass(t, b, &first, &last);
+    hold(d, last, connection, now);
+  }
   *rate = 0;
   if (pace_ > 0 && bytes > pace_above_ && first + b / pace_ > last) {
     // Pacing binds: the connection's bytes trickle out from the start at its own rate,
@@ -124,27 +127,55 @@ double NicStage::egress(int node, double t, int64_t bytes, double* spread, doubl
   return last - b / line_;
 }
 
-double NicStage::control_egress(int node, double t)
+void NicStage::hold(Direction& d, double last, uint64_t connection, double now)
+{
+  while (not d.held.empty() && d.held.front().last < now)
+    d.held.pop_front();
+  d.held.push_back({last, connection});
+}
+
+double NicStage::control_wait(Direction& d, double t, uint64_t connection, double now)
+{
+  double backlog = d.bucket.busy_until() - t;
+  if (backlog <= 0)
+    return 0;
+  while (not d.held.empty() && d.held.front().last < now)
+    d.held.pop_front();
+  // The other connections with bytes still in the bucket at t, newest first; counting
+  // stops once their shares cover the backlog.
+  std::vector<uint64_t> others;
+  for (auto it = d.held.rbegin(); it != d.held.rend() && it->last > t; ++it) {
+    if (it->connection == connection || std::find(others.begin(), others.end(), it->connection) != others.end())
+      continue;
+    others.push_back(it->connection);
+    if (static_cast<double>(others.size()) * control_wait_s_ >= backlog)
+      return backlog;
+  }
+  double shares = std::max<double>(1, static_cast<double>(others.size()));
+  return std::min(backlog, shares * control_wait_s_);
+}
+
+double NicStage::control_egress(int node, double t, uint64_t connection, double now)
 {
   Direction& d = out_[node];
   t = queued(d, t);
   if (bucket_on_)
-    t = std::max(t, std::min(d.bucket.busy_until(), t + control_wait_s_));
+    t += control_wait(d, t, connection, now);
   return t;
 }
 
-double NicStage::control_ingress(int node, double arrival)
+double NicStage::control_ingress(int node, double arrival, uint64_t connection, double now)
 {
   Direction& d = in_[node];
   double t = arrival;
   if (bucket_on_)
-    t = std::max(t, std::min(d.bucket.busy_until(), t + control_wait_s_));
+    t += control_wait(d, t, connection, now);
   if (message_s_ > 0)
     t = d.queue.serve(t, message_s_);
   return t;
 }
 
-double NicStage::ingress(int node, double arrival, int64_t bytes, double spread)
+double NicStage::ingress(int node, double arrival, int64_t bytes, double spread, uint64_t connection, double now)
 {
   Direction& d = in_[node];
   double t = arrival;
@@ -153,6 +184,7 @@ double NicStage::ingress(int node, double arrival, int64_t bytes, double spread)
     // adds nothing, while several senders converging on this node drain it.
     double first, last;
     d.bucket.pass(arrival - spread, static_cast<double>(bytes), &first, &last);
+    hold(d, last, connection, now);
     t = std::max(arrival, last);
   }
   if (jitter_ > 0 && spread > 0)

@@ -11,6 +11,7 @@
 #include "spec.hpp"
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 namespace hopsim {
@@ -55,30 +56,44 @@ public:
   // A message of `bytes` handed to the NIC of `node` at `t`: the date its transport may
   // start, the time over which its bytes leave the NIC (*spread, at least bytes/R) and
   // the rate the transport may move them at (*rate, bytes/s; 0: the links').
-  double egress(int node, double t, int64_t bytes, double* spread, double* rate);
+  // `connection` names the message's connection (sender and receiver rank); `now` is the
+  // simulation's date (no later call asks about an earlier one).
+  double egress(int node, double t, int64_t bytes, double* spread, double* rate, uint64_t connection,
+                double now);
   // A message whose last byte the transport delivered to `node` at `arrival`, its bytes
   // spread over `spread` seconds: the date it is handed to the rank.
-  double ingress(int node, double arrival, int64_t bytes, double spread);
+  double ingress(int node, double arrival, int64_t bytes, double spread, uint64_t connection, double now);
   // A rendezvous's request or answer (no bytes of the message) handed to the NIC of
   // `node` at `t`, and one that arrived at `node` at `arrival`: the dates they pass.
-  // They wait behind the bytes queued in the node's bucket, at most what the node's TCP
-  // connections keep in its NIC queue (the rest of their bytes wait in their sockets; a
-  // connection's own bytes are ahead of its control messages anyway: Sim delivers a
-  // connection's transfers in order). That bound is network.nic_queue_bytes (measured:
-  // hopsim live --sample-nic-queue), or by default Linux's TCP small queues
-  // (tcp_small_queue_check): two segments of at most 64 KiB, or 1 ms at the connection's
-  // rate (sk_pacing_shift 10) if that is more.
-  double control_egress(int node, double t);
-  double control_ingress(int node, double arrival);
+  // They wait behind the bytes queued in the node's bucket, at most what the node's other
+  // TCP connections keep in its NIC queue, a share each (the rest of their bytes wait in
+  // their sockets; a connection's own bytes are ahead of its control messages anyway: Sim
+  // delivers a connection's transfers in order), and at least one share while any bytes
+  // are queued. That share is network.nic_queue_bytes (measured with one connection each
+  // way: hopsim live --sample-nic-queue), or by default Linux's TCP small queues
+  // (tcp_small_queue_check, a per-socket limit): two segments of at most 64 KiB, or 1 ms
+  // at the connection's rate (sk_pacing_shift 10) if that is more.
+  double control_egress(int node, double t, uint64_t connection, double now);
+  double control_ingress(int node, double arrival, uint64_t connection, double now);
   static constexpr double kSegmentBytes = 65536;
   static constexpr double kQueuedSegments = 2;
   static constexpr double kPacingShift = 10;
 
 private:
+  // A message's bytes in a bucket: the date the last leaves, and its connection.
+  struct Held {
+    double last;
+    uint64_t connection;
+  };
   struct Direction {
     TokenBucket bucket;
     MessageQueue queue;
+    std::deque<Held> held;  // in bucket order: `last` never decreases
   };
+  // A message's bytes entering d's bucket; what left it before `now` is forgotten.
+  static void hold(Direction& d, double last, uint64_t connection, double now);
+  // How long a control message of `connection` at `t` waits behind d's bucket.
+  double control_wait(Direction& d, double t, uint64_t connection, double now);
   double noise();
   // The sender's message queue and noise: the date a message (or a control message) is
   // through them.

@@ -433,9 +433,9 @@ double Sim::stage(uint32_t id, int phase, int src, int dst, int64_t /*bytes*/, d
   double release = t;
   if (nic_.active() && node_of(src) != node_of(dst)) {
     if (phase != kData && wire_bytes(m) == 0)
-      release = nic_.control_egress(node_of(src), t);
+      release = nic_.control_egress(node_of(src), t, connection_key(src, dst), now_);
     else
-      release = nic_.egress(node_of(src), t, wire_bytes(m), &m.spread, &m.rate);
+      release = nic_.egress(node_of(src), t, wire_bytes(m), &m.spread, &m.rate, connection_key(src, dst), now_);
   }
   if (release <= now_ && transport_->can_start_now())
     start_transfer(id);
@@ -541,9 +541,9 @@ void Sim::deliver(uint32_t id)
   double at = now_;
   if (nic_.active() && node_of(src) != node_of(dst)) {
     if (m.phase != kData && wire_bytes(m) == 0)
-      at = nic_.control_ingress(node_of(dst), at);
+      at = nic_.control_ingress(node_of(dst), at, connection_key(src, dst), now_);
     else
-      at = nic_.ingress(node_of(dst), at, wire_bytes(m), m.spread);
+      at = nic_.ingress(node_of(dst), at, wire_bytes(m), m.spread, connection_key(src, dst), now_);
   }
   if (tracing_)
     trace_.push_back({m.staged_at, m.started_at, m.arrived_at, at, m.phase, src, dst, wire_bytes(m), m.seq});

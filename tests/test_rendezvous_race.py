@@ -140,3 +140,30 @@ def test_a_rank_copying_an_on_node_message_in_answers_its_next_receive_before_mo
     data_2_to_1 = next(x for x in first if x["what"] == "data" and x["from"] == 2 and x["to"] == 1)
     assert data_2_to_1["delivered_us"] < data_1_to_2["delivered_us"] + 10 * L_US
 
+
+
+# IMB Exchange on 4 nodes of 2 ranks: cyclic puts each rank's two neighbours on the two
+# other nodes, so a node sends on four connections at once; block sends on two (each
+# rank's other neighbour is on its node). A control message waits one share of the NIC's
+# queue per other connection with bytes in it (each TCP socket keeps its own share there).
+SHARE_BYTES = 100000
+SHARE_US = SHARE_BYTES / BUCKET_BYTES_PER_S * 1e6
+
+
+def _control_waits(placement):
+    p = platform(nodes=4, nic_queue_bytes=SHARE_BYTES, **SLOW_BUCKET)
+    t = rows(simulate(p, "exchange", ranks=8, ranks_per_node=2, placement=placement, sizes=[S],
+                      repetitions=3, trace=True))
+    return [x["started_us"] - x["staged_us"] for x in t if x["what"] != "data"]
+
+
+def test_with_two_connections_a_node_keeps_one_share_ahead_of_an_answer():
+    assert max(_control_waits("block")) == pytest.approx(SHARE_US, rel=1e-9)
+
+
+def test_with_four_connections_an_answer_waits_behind_the_other_connections_shares():
+    waits = _control_waits("cyclic")
+    assert max(waits) > 1.5 * SHARE_US                  # one share was the bound before
+    assert max(waits) <= 3 * SHARE_US * (1 + 1e-9)      # three other connections at most
+    # Each wait is whole shares, or the node's backlog where that was less.
+    assert any(w == pytest.approx(2 * SHARE_US, rel=1e-9) for w in waits)
