@@ -187,15 +187,18 @@ def run_calibrate(args) -> int:
 def _calibrate(args, out, name, files, made) -> None:
     from . import plots
     from ..outputs import Outputs
-    from .holdout import split
+    from .holdout import check, split
     from .joint import FIT_CAP
 
     with Outputs() as outputs:
-        # Every target is checked before the (possibly long) live run and the fit.
+        # Every target and held-out file is checked before the (possibly long) live run
+        # and the fit.
         toml = outputs.file(out, "--out")
         xml = outputs.file(out.with_suffix(".xml"), "--out (its .xml)")
         cfg = outputs.file(out.with_suffix(SMPI_SUFFIX), f"--out (its {SMPI_SUFFIX})")
         plot = outputs.file(args.plot, "--plot", ".png") if args.plot is not None else None
+        if args.holdout:
+            check(args.holdout, args.ranks_per_node, args.placement)
         if args.live and args.campaign:
             files, hosts = measure_campaign(args, out, made)
             if args.nodes is None:

@@ -58,14 +58,27 @@ class HoldoutTable:
         return "\n".join(lines) + "\n"
 
 
+def held_cases(f, ranks_per_node=None, placement=None) -> list[Case]:
+    """The cases of one held-out file, or the one-line error that it has none."""
+    cases, _ = cases_of(with_placement(parse_file(f), placement), ranks_per_node)
+    if not cases:
+        raise InputError(f"--holdout: {f} holds no case hopsim simulates")
+    return cases
+
+
+def check(files, ranks_per_node=None, placement=None) -> None:
+    """Every held-out file read before the fit, so that a bad one fails in a second, not
+    after a fit of half an hour."""
+    for f in files:
+        held_cases(f, ranks_per_node, placement)
+
+
 def predict(platform, files, ranks_per_node=None, seed: int = 1, placement=None) -> HoldoutTable:
     """Every case of every file simulated on platform, per file (placement: as validate's,
     for files that record none)."""
     table = HoldoutTable()
     for f in files:
-        cases, _ = cases_of(with_placement(parse_file(f), placement), ranks_per_node)
-        if not cases:
-            raise InputError(f"--holdout: {f} holds no case hopsim simulates")
+        cases = held_cases(f, ranks_per_node, placement)
         simulate_cases(platform, cases, seed)
         table.predictions.append(Prediction(f, cases))
     return table

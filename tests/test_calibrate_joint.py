@@ -185,9 +185,14 @@ def test_cli_leave_one_out_table(files, tmp_path):
     (["--holdout", "{pp}"], "every file is held out"),
     (["--closed-form", "--holdout", "{ex1}"], "need the joint fit"),
     (["--leave-one-out"], "two FILES"),
+    # Read before the fit: the one line comes with no fit's progress before it.
+    (["--holdout", "{bad}"], "recognised none"),
+    (["--holdout", "{ex1}", "{missing}"], "cannot read measurement file"),
 ])
 def test_cli_cross_validation_errors_exit_2_and_write_nothing(files, tmp_path, args, message):
-    args = [a.format(**files) for a in args]
+    (tmp_path.parent / "bad.txt").write_text("not a benchmark's output\n")
+    names = {**files, "bad": tmp_path.parent / "bad.txt", "missing": tmp_path.parent / "no-such.txt"}
+    args = [str(a).format(**names) for a in args]
     p = _hopsim("calibrate", files["pp"], *args, "--out", tmp_path / "x.toml", cwd=tmp_path)
     assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
     assert message in p.stderr
