@@ -68,6 +68,11 @@ RIGS = {
                                     "burst at a middle rate: held out from every change"),
     "F": Rig("F", "700mbit", 524288, "700 Mbit/s, a burst of 512 KiB (6.0 ms of traffic): a "
                                      "large burst at a high rate: held out from every change"),
+    # Added 2026-11-28 after the per-connection NIC queue shares (the engine change that
+    # the cyclic runs of A, D and E motivated) and measured once, to check that change on
+    # a rig it was not designed on: run it explicitly (--rigs G).
+    "G": Rig("G", "500mbit", 65536, "500 Mbit/s, a burst of 64 KiB (1.0 ms of traffic, under "
+                                    "the rate/HZ tbf needs): held out from every change"),
 }
 
 
