@@ -463,9 +463,16 @@ class Noise(Fitter):
             key = "intranode.latency_us" if data.intranode else "network.latency_us"
             at = state.get("model_us") or (lambda s_: L0 + 8e-3 * s_ / B)
             fastest = L0 + float(np.median([best[s_] - at(s_) for s_ in sizes]))
-            out.append(Fitted(key, _stored(max(fastest, 0.0)),
-                              f"the fastest trial's latency (the line through all trials moved "
-                              f"to it); {prov}"))
+            if fastest > 0:
+                out.append(Fitted(key, _stored(fastest),
+                                  f"the fastest trial's latency (the line through all trials "
+                                  f"moved to it); {prov}"))
+            else:
+                # The line misses the fastest trial by more than its own latency at most
+                # sizes: that is the line's shape, not a latency, and none is at or below 0.
+                out = [Fitted(f.key, f.value, f.provenance + f"; the latency stays the line's "
+                              f"({L0:.4g} us): moved to the fastest trial it would be "
+                              f"{fastest:.4g} us") for f in out]
         return out, None
 
 

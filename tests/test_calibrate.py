@@ -370,6 +370,26 @@ def test_noise_is_fitted_from_repeated_trials_and_reproduces_their_spread(tmp_pa
     assert fitted["noise.sigma"] > 0.2
 
 
+G_TRIALS = [DATA / "live" / f"pingpong-2x500mbit-64k-t{t}" / "result.json" for t in (1, 2, 3)]
+
+
+def test_a_fastest_trial_below_zero_leaves_the_lines_latency():
+    # Rig G's campaign ping-pong: the line (latency from 0..1 KiB, rate from 4 KiB on)
+    # overshoots the step at 4 KiB, so moved to the fastest trial it would end below 0;
+    # the joint fit cannot start a latency of 0 (it failed on it).
+    r = calibrate_files([str(f) for f in G_TRIALS], name="g", joint=False)
+    latency = r.fit.platform.latency_us
+    assert latency > 1.0                       # the trials' 0-byte ping-pong: 8.9-14.4 us
+    prov = r.fit.platform.provenance["network.latency_us"]
+    assert "the fastest trial" not in prov.split(";")[0]
+    assert "the latency stays the line's" in r.fit.platform.provenance["noise.median_us"]
+
+
+def test_the_joint_fit_starts_from_that_latency():
+    r = calibrate_files([str(f) for f in G_TRIALS], name="g", joint=True, cap=10)
+    assert r.fit.platform.latency_us > 1.0
+
+
 def test_the_live_ping_pong_sizes_are_powers_of_two_and_their_midpoints():
     # 0, 64 and 1 KiB (latency-bound), then 2^k from 4 KiB to 1 MiB with 3 x 2^(k-1)
     # between each two: 4096, 6144, 8192, 12288, ... 786432, 1048576.
