@@ -56,7 +56,10 @@ def determine(sf: StructureFit, start: Platform, base: Platform | None, base_lab
                 changes[f] = getattr(j.platform, f)
                 fixed[f] = (f"not determined by these files ({_se_text(j.se_rel[f])}): left at "
                             f"the fit's value {getattr(j.platform, f)} (0, the closed form's, "
-                            f"would switch off the mechanism decided above)")
+                            f"would switch off the mechanism decided above)"
+                            + (": at this value it binds no case of these files, so the "
+                               "mechanism decided above is in effect none here"
+                               if math.isinf(j.se_rel[f]) else ""))
             elif base is not None and float(getattr(base, f) or 0) > 0:
                 changes[f] = getattr(base, f)
                 fixed[f] = (f"not determined by these files ({_se_text(j.se_rel[f])}): left at "

@@ -64,3 +64,6 @@ def test_a_decided_mechanisms_flat_rate_is_not_switched_off(tmp_path):
     assert d.fit.platform.limiter_gbps == j.platform.limiter_gbps > 0
     line = next(l for l in d.lines if l.strip().startswith("network.limiter_gbps"))
     assert "would switch off the mechanism decided above" in line
+    # Flat: the report says the decided mechanism binds nothing here (rigs E and G's fits
+    # printed "a shared capacity" beside a value no case moves with).
+    assert "binds no case of these files" in line
