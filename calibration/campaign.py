@@ -195,13 +195,12 @@ class _Announced:
         self.cluster, self.progress = cluster, progress
 
     def __enter__(self):
+        from ..live.cluster import cut_packets_note, teardown_command
         from ..reaper import Reaper
 
         self.reaper = Reaper()
         try:
-            self.reaper.command([sys.executable, "-c", "import sys; from hopsim.calibration."
-                                 "cluster import teardown_tag; teardown_tag(sys.argv[1])",
-                                 self.cluster.tag])
+            self.reaper.command(teardown_command(self.cluster.tag))
             self.cluster.__enter__()
         except BaseException:
             self.reaper.close()
@@ -211,6 +210,9 @@ class _Announced:
             self.progress(f"emulated cluster {c.tag}: {c.size} hosts on {c.subnet}, "
                           + (f"links {c.link_rate} (burst {c.burst} B)" if c.burst
                              else "links uncapped (no tbf)"))
+            note = cut_packets_note(c.rate_bits, c.burst)
+            if note:
+                self.progress("note: " + note)
         return c
 
     def __exit__(self, *exc):

@@ -21,6 +21,7 @@ import secrets
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -54,6 +55,27 @@ def default_burst(bits_per_s: float) -> int:
     """10 ms of traffic, at least 16 KiB: tbf needs a burst of at least rate/HZ bytes
     to reach its rate."""
     return max(16384, int(bits_per_s / 8 / 100))
+
+
+# The longest packet TCP hands a veth as tbf counts it, at most: 64 KiB (the GSO limit)
+# plus the headers (14 + 20 + 32 bytes) of each MTU-size segment after the first, 45 at
+# most (qdisc_pkt_len). tbf cuts a packet longer than its burst into those segments
+# (tbf_segment), and the receiving host then processes each on its own.
+GSO_PACKET_BYTES = 65536 + 45 * 66
+
+
+def cut_packets_note(bits_per_s: float | None, burst: int | None) -> str | None:
+    """What a burst below one GSO packet costs an emulated cluster, or None when the
+    burst passes whole packets. Measured on this machine kind
+    (docs/validation/rigs-idle/gso-burst/README.md): the cut packets cost the emulated
+    hosts' shared packet processing, which grows with the hosts sending at once and
+    shows on no 2-host run."""
+    if bits_per_s is None or burst is None or burst >= GSO_PACKET_BYTES:
+        return None
+    return (f"a burst of {burst} B is below one 64 KiB TCP packet ({GSO_PACKET_BYTES} B as tbf "
+            f"counts it): tbf cuts every such packet to MTU size, and with 3 or more hosts "
+            f"sending at once the emulation then measures this machine's packet processing "
+            f"(docs/live.md)")
 
 
 def check_available() -> None:
@@ -135,6 +157,13 @@ def teardown_tag(tag: str) -> None:
     c.teardown()
     for leftover in Path(tempfile.gettempdir()).glob(f"{tag}-*"):
         shutil.rmtree(leftover, ignore_errors=True)
+
+
+def teardown_command(tag: str) -> list[str]:
+    """The command a watcher (hopsim.reaper) runs to remove the cluster tagged `tag` if
+    hopsim dies before its own teardown."""
+    return [sys.executable, "-c", "import sys; from hopsim.live.cluster import teardown_tag; "
+            "teardown_tag(sys.argv[1])", tag]
 
 
 class EmulatedCluster:

@@ -177,7 +177,7 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         raise InputError(f"--hostfile: {hostfile} does not exist")
     bounds.check("timeout", timeout, "--timeout")
     if emulate_cluster is not None:
-        from .cluster import EmulatedCluster, check_available
+        from .cluster import EmulatedCluster, check_available, cut_packets_note, teardown_command
         check_available()
         if work.nodes_used > emulate_cluster:
             raise InputError(f"--ranks: {ranks} ranks at {ranks_per_node} per host need "
@@ -226,14 +226,16 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         if emulate_cluster is not None:
             if own_cluster:
                 cluster = EmulatedCluster(emulate_cluster, link_rate, burst)
-            reaper.command([sys.executable, "-c", "import sys; from hopsim.live.cluster "
-                            "import teardown_tag; teardown_tag(sys.argv[1])", cluster.tag])
+            reaper.command(teardown_command(cluster.tag))
             if own_cluster:
                 stack.enter_context(cluster)
             if progress and own_cluster:
                 progress(f"emulated cluster {cluster.tag}: {emulate_cluster} hosts on "
                          f"{cluster.subnet}, " + (f"links {link_rate} (burst {cluster.burst} B)"
                                                   if cluster.burst else "links uncapped (no tbf)"))
+                note = cut_packets_note(cluster.rate_bits, cluster.burst)
+                if note:
+                    progress("note: " + note)
             cmd += cluster.mpirun_args()
             cmd += mapping_arguments(work, cluster.addresses(), scratch,
                                      lambda n: cluster.hostfile(ranks_per_node, n))

@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -48,3 +49,30 @@ def test_an_error_inside_the_cluster_block_is_raised_after_the_teardown():
         with c:
             raise ValueError("inside")
     assert torn == [True]
+
+
+def test_a_burst_below_one_gso_packet_gets_the_cut_packets_note():
+    from hopsim.live.cluster import GSO_PACKET_BYTES, cut_packets_note
+
+    # 64 KiB of TCP data in 46 MTU segments, 66 header bytes each beyond the first:
+    # G's 65536 B burst cuts such a packet, H's 72000 B passes it whole (measured:
+    # docs/validation/rigs-idle/gso-burst/README.md).
+    assert GSO_PACKET_BYTES == 68506
+    note = cut_packets_note(500e6, 65536)
+    assert note is not None and "65536 B" in note and "68506 B" in note
+    assert cut_packets_note(500e6, GSO_PACKET_BYTES - 1) is not None
+    assert cut_packets_note(500e6, GSO_PACKET_BYTES) is None
+    assert cut_packets_note(500e6, 72000) is None
+    assert cut_packets_note(None, None) is None  # uncapped: no tbf
+
+
+def test_the_watchers_teardown_command_runs_for_the_campaign_and_live_alike():
+    # hopsim.reaper runs this command when hopsim dies mid-run; it must import and find
+    # nothing to do for a tag no cluster has (it once named a module that had moved).
+    from hopsim.live.cluster import teardown_command
+
+    p = subprocess.run(teardown_command("hsmabc123"), capture_output=True, text=True, timeout=60)
+    assert (p.returncode, p.stderr) == (0, "")
+    for path in ("live/mpirun.py", "calibration/campaign.py"):
+        source = (Path(__file__).parent.parent / path).read_text()
+        assert "teardown_command(" in source and "import teardown_tag" not in source
