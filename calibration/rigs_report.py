@@ -106,18 +106,28 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
         fit_files.append(out / NIC_QUEUE_PROBE)
     fit = out / "baseline-fit.toml"
     commands.append(_calibrate(fit, fit_files, base, closed_form))
-    extra = {}
+    extra, failed = {}, {}
+
+    def extra_fit(suffix: str, files: list[Path]) -> None:
+        # A second opinion: if its fit fails, the rig's report says so beside the others
+        # instead of losing them all.
+        path = out / f"baseline-fit{suffix.replace('_', '-')}.toml"
+        try:
+            commands.append(_calibrate(path, files, base))
+        except InputError as e:
+            failed[suffix.lstrip("_")] = str(e)
+        else:
+            extra[suffix] = path
+
     alltoall = out / ALLTOALL
     if alltoall.is_file() and not closed_form:
         # The same fit with one 3-host probe more: the 2-host files cannot tell a per-node
         # limiter from a backbone, the pairwise alltoall over 3 hosts can.
-        extra["_alltoall"] = out / "baseline-fit-alltoall.toml"
-        commands.append(_calibrate(extra["_alltoall"], fit_files + [alltoall], base))
+        extra_fit("_alltoall", fit_files + [alltoall])
     campaign = sorted(alltoall.parent.parent.glob("*/result.json"))
     if campaign and not closed_form:
         # The campaign alone (hopbench, osu_bw and IMB on 3 hosts), none of the rig's files.
-        extra["_campaign"] = out / "baseline-fit-campaign.toml"
-        commands.append(_calibrate(extra["_campaign"], campaign, base))
+        extra_fit("_campaign", campaign)
     text = fit.read_text()
     if text.count('transport = "flow"') != 1:
         raise InputError(f"{fit}: expected one 'transport = \"flow\"' line to vary")
@@ -177,6 +187,7 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
     result = {"rig": rig.name, "closed_form": closed_form, "machine_cores": cores,
               "commands": commands,
               "fitted_on": [f.name for f in fit_files],
+              "failed_fits": failed,
               "shared_capacity": _structure_line(out / "baseline-fit.txt"),
               "shared_capacity_alltoall": (_structure_line(out / "baseline-fit-alltoall.txt")
                                            if "_alltoall" in extra else None),
@@ -344,6 +355,9 @@ def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = F
                   f"against measured: rigs_noise.py), counted cases: "
                   f"**{_fmt(result.get('median_noise_floor_counted_pct'))}%**, all cases: "
                   f"**{_fmt(result.get('median_noise_floor_pct'))}%**.", ""]
+        for name, error in sorted(result.get("failed_fits", {}).items()):
+            lines += [f"The {'fit with the 3-host alltoall' if name == 'alltoall' else 'fit from the campaign alone'} "
+                      f"failed, and is left out: `{error}`", ""]
         if result.get("shared_capacity"):
             lines += ["The fit's decision: `" + result["shared_capacity"] + "`", ""]
         if result.get("shared_capacity_alltoall"):

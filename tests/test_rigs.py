@@ -238,3 +238,42 @@ def test_prose_edited_while_the_fits_run_is_kept(tmp_path, monkeypatch):
     text = readme.read_text()
     assert "prose edited meanwhile" in text and "prose before" not in text
     assert "old tables" not in text and "## Rig A:" in text.split(rigs_report.MARKER)[1]
+
+
+def test_a_failed_second_opinion_fit_is_reported_and_the_rest_kept(tmp_path, monkeypatch):
+    # The alltoall fit fails (as G's campaign fit once did): the rig's baseline still
+    # has its main fit's predictions and the campaign's, and says which fit failed.
+    from hopsim.calibration import rigs_report
+
+    rig, out = rigs.RIGS["A"], tmp_path / "A"
+    (out / rigs_report.ALLTOALL).parent.mkdir(parents=True)
+    (out / rigs_report.ALLTOALL).write_text("{}")
+    (tmp_path / "base-shm.toml").write_text("x\n")
+    four = [c for c in rigs.CASES if c.hosts == 4 and c.tool == "imb-exchange"][:1]
+    for c in [c for c in rigs.CASES if c.hosts == 2][:1] + four:
+        (out / c.file(1)).write_text("x\n")
+
+    def calibrate(fit, files, base, closed_form=False):
+        if "alltoall" in fit.name:
+            raise InputError("hopsim calibrate ... failed: the joint fit cannot start at 0")
+        fit.write_text('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\ntransport = "flow"\n')
+        fit.with_suffix(".txt").write_text("#   shared capacity: none\n")
+        return f"hopsim calibrate -> {fit.name}"
+
+    class Validated:
+        def __init__(self, cmd):
+            error = 30.0 if any(str(a).endswith("baseline-fit-campaign.toml") for a in cmd) else 10.0
+            self.stdout = json.dumps({"cases": [
+                {"file": str(out / four[0].file(1)), "workload": "exchange", "ranks": 4,
+                 "bytes": 1048576, "measured_us": 100.0, "simulated_us": 100 - error,
+                 "error_pct": -error}]})
+
+    monkeypatch.setattr(rigs_report, "_calibrate", calibrate)
+    monkeypatch.setattr(rigs_report, "_run", Validated)
+    result = rigs_report.baseline(tmp_path, rig, 1, cores=2)
+    assert result["failed_fits"] == {
+        "alltoall": "hopsim calibrate ... failed: the joint fit cannot start at 0"}
+    assert result["median_over_counted_files_pct"] == 10.0
+    assert result["median_over_counted_files_pct_campaign"] == 30.0
+    assert "median_over_counted_files_pct_alltoall" not in result
+    assert result["shared_capacity_alltoall"] is None
