@@ -75,7 +75,7 @@ def cut_packets_note(bits_per_s: float | None, burst: int | None) -> str | None:
     return (f"a burst of {burst} B is below one 64 KiB TCP packet (up to {GSO_PACKET_BYTES} B "
             f"as tbf counts it): tbf cuts such packets to MTU size, which costs this "
             f"machine's shared packet processing when several hosts send at once (measured: "
-            f"4 hosts up to 2x slower at 1 MiB than with a 72000 B burst, 2 hosts no slower; "
+            f"4 hosts 1.6-2.2x slower at 1 MiB than with a 72000 B burst, 2 hosts no slower; "
             f"docs/live.md)")
 
 
