@@ -133,6 +133,11 @@ def add_calibrate(sub):
                        help="keep these --base values out of the joint fit (a vendor "
                             "specification the data must not move), e.g. "
                             "network.bandwidth_gbps (default: none held)")
+    joint.add_argument("--eager-limit", type=bounds.flag("eager_limit"), metavar="BYTES",
+                       help="the MPI's eager limit between nodes in bytes of data, when known "
+                            "(Open MPI over TCP: 65480, btl_tcp_eager_limit's 64 KiB less "
+                            "ob1's header): the only rendezvous threshold the fit weighs "
+                            "against eager-only (default: screened from the files)")
     joint.add_argument("--fit-iterations", type=bounds.flag("fit_iterations"), metavar="N",
                        help="iterations (repetitions, round trips per rank) per case at most "
                             "while fitting jointly (default: the joint fit's budget, 300)")
@@ -167,9 +172,10 @@ def run_calibrate(args) -> int:
         raise InputError("--live measures its own ping-pong; give FILES or --live, not both")
     if not args.live and not files:
         raise InputError("give measurement FILES, or --live to measure a ping-pong first")
-    if args.closed_form and (args.holdout or args.leave_one_out or args.fit_iterations):
-        raise InputError("--closed-form: --holdout, --leave-one-out and --fit-iterations "
-                         "need the joint fit")
+    if args.closed_form and (args.holdout or args.leave_one_out or args.fit_iterations
+                             or args.eager_limit is not None):
+        raise InputError("--closed-form: --holdout, --leave-one-out, --fit-iterations and "
+                         "--eager-limit need the joint fit")
     if args.holdout and args.leave_one_out:
         raise InputError("--holdout or --leave-one-out, not both")
     if args.leave_one_out and len(files) < 2:
@@ -207,7 +213,7 @@ def _calibrate(args, out, name, files, made) -> None:
             files = [measure_live(args, out)]
         fit_files = split(files, args.holdout) if args.holdout else files
         kw = dict(base=args.base, nodes=args.nodes, ranks_per_node=args.ranks_per_node,
-                  placement=args.placement, hold=_hold(args.hold),
+                  placement=args.placement, hold=_hold(args.hold), eager_limit=args.eager_limit,
                   joint=not args.closed_form, cap=args.fit_iterations or FIT_CAP,
                   progress=lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n"))
         result = _fit(fit_files, name=name, argv=sys.argv[1:], holdout=args.holdout,

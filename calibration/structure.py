@@ -355,12 +355,15 @@ def _gap(p: Platform, base: Platform, cases):
 BOTH_WAYS = ("exchange", "pingping", "sendrecv")
 
 
-def rendezvous_thresholds(cases) -> list[int]:
+def rendezvous_thresholds(cases, limit: int | None = None) -> list[int]:
     """Every threshold the both-ways cases between nodes (BOTH_WAYS) can tell apart: one
     per interval between their measured sizes, put just under the upper size (a
     rendezvous from it on; Open MPI's eager limit counts its header, so 64 KiB messages
-    are its first rendezvous)."""
+    are its first rendezvous). With the MPI's own eager limit known (calibrate
+    --eager-limit), that one alone, where such cases exist."""
     sizes = sorted({c.bytes for c in cases if c.workload in BOTH_WAYS and c.ranks > c.ranks_per_node})
+    if limit is not None:
+        return [int(limit)] if len(sizes) > 1 else []
     return [s - 1 for s in sizes[1:]]
 
 
@@ -374,14 +377,14 @@ JITTER_PROBE = 1e-3
 JITTER_SCAN = (1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3)
 
 
-def _screen(p: Platform, cases, cap) -> tuple[int, int, float, int]:
+def _screen(p: Platform, cases, cap, limit: int | None = None) -> tuple[int, int, float, int]:
     """(threshold, first bytes, race jitter, simulations): of every rendezvous_thresholds
     value, with an empty request and with its first bytes in it, without a race jitter and
     with JITTER_PROBE, the one whose platform simulates the cases at the least robust cost;
     then the jitter of 0 and JITTER_SCAN that does, at that threshold (no fit: one
     simulation of every case each)."""
     costs = {}
-    for t in rendezvous_thresholds(cases):
+    for t in rendezvous_thresholds(cases, limit):
         for first in (0, t):
             for jitter in (0.0, JITTER_PROBE):
                 costs[(t, first, jitter)] = fit_joint(
@@ -397,19 +400,22 @@ def _screen(p: Platform, cases, cap) -> tuple[int, int, float, int]:
     return t, first, best, len(costs)
 
 
-def _eager(p: Platform, base: Platform, cases, candidate: int | None, cap):
+def _eager(p: Platform, base: Platform, cases, candidate: int | None, cap,
+           limit: int | None = None):
     """Eager only against a rendezvous above a threshold, each with an empty request and
     with its first bytes in it (ob1): the closed form's threshold (a jump in the
     ping-pong) or --base's, and the both-ways cases' best screened one (_screen), whose
-    choice counts as a parameter (JointFit.chosen_k)."""
+    choice counts as a parameter (JointFit.chosen_k). With the MPI's eager limit given
+    (`limit`, calibrate --eager-limit), that threshold only, its race jitter scanned."""
     known = []
-    for t in (candidate if candidate is not None else base.eager_threshold_bytes,
-              p.eager_threshold_bytes):
+    for t in (() if limit is not None else
+              (candidate if candidate is not None else base.eager_threshold_bytes,
+               p.eager_threshold_bytes)):
         if t is not None and int(t) not in known:
             known.append(int(t))
     screened = None
-    if rendezvous_thresholds(cases):
-        screened = _screen(p, cases, cap)
+    if rendezvous_thresholds(cases, limit):
+        screened = _screen(p, cases, cap, limit)
     if not known and screened is None:
         return None
     alternatives = [Alternative("eager only", p.replace(eager_threshold_bytes=None,
@@ -491,9 +497,10 @@ MECHANISMS = (("pacing", _pacing), ("token bucket", _bucket), ("shared capacity"
 
 def decide(start: Platform, base: Platform, cases, eager_candidate: int | None = None,
            cap: int | None = FIT_CAP, max_nfev: int = MAX_NFEV, progress=None,
-           hold=()) -> StructureFit:
+           hold=(), eager_limit: int | None = None) -> StructureFit:
     """Fit the core parameters, then decide each mechanism in turn (module docstring).
-    hold: fields no fit moves (calibrate --hold)."""
+    hold: fields no fit moves (calibrate --hold); eager_limit: the MPI's own eager limit,
+    the only rendezvous threshold weighed (calibrate --eager-limit)."""
     t0 = time.perf_counter()
     core = [f for f in core_free(start, cases) if f not in hold]
     current = core_fit = fit_joint(start, cases, core, cap=cap, max_nfev=max_nfev)
@@ -501,7 +508,8 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
     decisions = []
     screened = 0    # simulations outside the fits: the eager threshold's screen, scans
     for name, make in MECHANISMS:
-        args = (current.platform, base, cases) + ((eager_candidate, cap) if make is _eager else ())
+        args = (current.platform, base, cases) + ((eager_candidate, cap, eager_limit)
+                                                  if make is _eager else ())
         made = make(*args)
         if made is None:
             continue

@@ -107,6 +107,7 @@ BOUNDS: dict[str, Bound] = {
     "burst": Bound("int", 1500, 2**30, "bytes", "tbf needs an Ethernet frame at least; at most 1 GiB"),
     "live_iterations": Bound("int", 1, 10**7, "", "timed round trips per size; 10^7 of 1 ms is hours"),
     "fit_iterations": Bound("int", 1, 10**6, "", "the joint fit's iterations per case; each one is simulated per step"),
+    "eager_limit": Bound("int", 0, INT32_MAX, "bytes", "an MPI count is a C int"),
 }
 
 

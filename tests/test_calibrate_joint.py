@@ -184,6 +184,9 @@ def test_cli_leave_one_out_table(files, tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--holdout", "{pp}"], "every file is held out"),
     (["--closed-form", "--holdout", "{ex1}"], "need the joint fit"),
+    (["--closed-form", "--eager-limit", "65480"], "need the joint fit"),
+    (["--eager-limit", "-1"], "--eager-limit"),
+    (["--eager-limit", "64k"], "--eager-limit"),
     (["--leave-one-out"], "two FILES"),
     # Read before the fit: the one line comes with no fit's progress before it.
     (["--holdout", "{bad}"], "recognised none"),
@@ -233,3 +236,13 @@ def test_a_free_value_at_zero_is_named_when_the_fit_refuses_it():
     with pytest.raises(ValueError, match=r"must start above 0: \['pass_us'\]"):
         fit_joint(Platform(name="z", nodes=2, cores=1, latency_us=1.0, bandwidth_gbps=1.0), [],
                   ["latency_us", "pass_us"])
+
+
+def test_cli_eager_limit_is_the_only_threshold_the_fit_weighs(files, tmp_path):
+    out = tmp_path / "fit.toml"
+    p = _hopsim("calibrate", files["pp"], files["ex1"], "--base", "two-nodes", "--nodes", 4,
+                "--eager-limit", 50000, "--fit-iterations", 10, "--out", out, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    line = next(l for l in p.stdout.splitlines() if l.strip().startswith("eager/rendezvous:"))
+    thresholds = {w for w in line.replace(",", " ").split() if w.isdigit() and int(w) > 1000}
+    assert thresholds == {"50000"}, line

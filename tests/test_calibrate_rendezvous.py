@@ -19,6 +19,10 @@ def test_every_interval_between_the_both_ways_sizes_is_a_threshold():
     # 64 KiB messages the first rendezvous: 65535, Open MPI's eager limit with its header.
     assert structure.rendezvous_thresholds(cases) == [1023, 65535]
     assert structure.rendezvous_thresholds([C_("pingpong", 4096)]) == []
+    # The MPI's own limit (calibrate --eager-limit) replaces the intervals, where an
+    # exchange between nodes can show a threshold at all.
+    assert structure.rendezvous_thresholds(cases, 65480) == [65480]
+    assert structure.rendezvous_thresholds([C_("pingpong", 4096)], 65480) == []
 
 
 SIZES = [0, 1024, 4096, 16384, 32768, 65536, 131072, 262144, 524288, 1048576]
@@ -95,3 +99,19 @@ def test_a_rendezvous_whose_request_form_alone_is_undecided_is_written_with_an_e
     assert structure._request_verdict(alts, {**bic, "r j": -1110.0}, "r first j") is None
     # Eager best: no rendezvous to write.
     assert structure._request_verdict(alts, {**bic, "eager only": -1130.0}, "eager only") is None
+
+
+def test_the_mpis_own_eager_limit_is_the_only_threshold_weighed(engine_runs):
+    # The truth's threshold, 40000 B, lies in the 32768..65535 interval, where the screen
+    # would put 65535: given the limit, the fit weighs that one (its race scanned) against
+    # eager-only and writes it.
+    truth = Platform(name="t", nodes=2, cores=1, latency_us=4.0, bandwidth_gbps=0.4,
+                     eager_threshold_bytes=40000, rate_jitter=1e-3)
+    base = truth.replace(name="b", eager_threshold_bytes=None, rate_jitter=0.0)
+    r = calibrate_files(engine_runs(truth, SIZES, RUNS), base=base, joint=True, cap=None,
+                        eager_limit=40000)
+    decision = _decision(r.text)
+    assert "rendezvous above 40000 B" in decision
+    assert "above 65535 B" not in decision and "above 32767 B" not in decision
+    fitted = parse_platform(r.toml, "fit")
+    assert fitted.eager_threshold_bytes == 40000 and fitted.rate_jitter > 0
