@@ -73,7 +73,7 @@ RIGS = {
     # a rig it was not designed on: run it explicitly (--rigs G).
     "G": Rig("G", "500mbit", 65536, "500 Mbit/s, a burst of 64 KiB (1.0 ms of traffic, under "
                                     "the rate/HZ tbf needs): held out from every change"),
-    # Added 2026-11-28 (second session) to test why G missed: G's links with a burst a
+    # Added 2026-11-28 (third session) to test why G missed: G's links with a burst a
     # little above one 64 KiB GSO packet (tbf segments every larger packet to MSS size,
     # docs/validation/rigs-idle/README.md "Rig H"); nothing in the calibration changed.
     "H": Rig("H", "500mbit", 72000, "500 Mbit/s, a burst of 72000 B: G's links with a burst "
