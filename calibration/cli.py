@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .. import bounds
 from ..errors import InputError
+from ..platforms.platform import OPEN_MPI_TCP_EAGER_LIMIT
 
 # The live ping-pong of `calibrate --live`: a few latency-bound sizes, then powers of two
 # and their midpoints from 4 KiB to 1 MiB, so that a burst or protocol break is located
@@ -135,7 +136,7 @@ def add_calibrate(sub):
                             "network.bandwidth_gbps (default: none held)")
     joint.add_argument("--eager-limit", type=bounds.flag("eager_limit"), metavar="BYTES",
                        help="the MPI's eager limit between nodes in bytes of data, when known "
-                            "(Open MPI over TCP: 65480, btl_tcp_eager_limit's 64 KiB less "
+                            f"(Open MPI over TCP: {OPEN_MPI_TCP_EAGER_LIMIT}, btl_tcp_eager_limit's 64 KiB less "
                             "ob1's header): the only rendezvous threshold the fit weighs "
                             "against eager-only (default: screened from the files)")
     joint.add_argument("--fit-iterations", type=bounds.flag("fit_iterations"), metavar="N",

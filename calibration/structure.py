@@ -96,8 +96,10 @@ class Decision:
     starts: dict = field(default_factory=dict)   # label -> the start that won a multi-start
     bics: dict = field(default_factory=dict)     # label -> BIC over the compared cases
     compared: int = 0                            # cases the alternatives move apart
+    given: str = ""                 # what the user gave the decision, not the data
 
     def line(self) -> str:
+        mechanism = self.mechanism + (f" ({self.given})" if self.given else "")
         ev = " vs ".join(f"{label} (BIC {self.bics.get(label, j.bic):.1f}, median |error| "
                          f"{j.median_abs_error_pct():.1f}%"
                          + (f", {self.starts[label]}" if label in self.starts else "") + ")"
@@ -106,16 +108,16 @@ class Decision:
             ev = (f"on the {self.compared} of {len(self.fits[0][1].cases)} cases they move apart: "
                   + ev)
         if self.note:
-            return f"{self.mechanism}: {ev}: {self.note}"
+            return f"{mechanism}: {ev}: {self.note}"
         if len(self.fits) == 1:
-            return f"{self.mechanism}: {ev}: the only alternative the data can test"
+            return f"{mechanism}: {ev}: the only alternative the data can test"
         if self.compared == 0:
-            return (f"{self.mechanism}: {ev}: undecided (no case moves); left as --base has "
+            return (f"{mechanism}: {ev}: undecided (no case moves); left as --base has "
                     f"it: {self.chosen}")
         if self.undecided:
-            return (f"{self.mechanism}: {ev}: undecided (BIC difference under {BIC_MARGIN:g}); "
+            return (f"{mechanism}: {ev}: undecided (BIC difference under {BIC_MARGIN:g}); "
                     f"left as --base has it: {self.chosen}")
-        return f"{self.mechanism}: {ev}: {self.chosen}"
+        return f"{mechanism}: {ev}: {self.chosen}"
 
     def provenance(self) -> str:
         return "structure: " + self.line()
@@ -589,8 +591,11 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
             verdict = _request_verdict(alternatives, bics, ranked[0][0])
             if verdict is not None:
                 chosen, undecided, form_undecided, note = verdict
+        given = (f"the threshold weighed: {eager_limit} B, the MPI's eager limit as given "
+                 f"by --eager-limit, not screened" if make is _eager and eager_limit is not None
+                 else "")
         decisions.append(Decision(name, fits, chosen, base_label, undecided, note, form_undecided,
-                                  starts, bics, compared))
+                                  starts, bics, compared, given))
         current = dict(fits)[chosen]
         current.restore()
         alt = next(a for a in alternatives if a.label == chosen)

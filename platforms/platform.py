@@ -77,6 +77,12 @@ _NON_NEGATIVE = ("latency_us", "intra_latency_us", "send_overhead_us", "recv_ove
 _FOLLOW_NETWORK = {"intra_latency_us": "latency_us", "intra_bandwidth_gbps": "bandwidth_gbps"}
 
 
+# Open MPI over TCP (ob1 on the tcp BTL): a message goes eagerly while its data fit in
+# btl_tcp_eager_limit (64 KiB, `ompi_info --param btl tcp --level 9`) less ob1's match
+# header (sizeof(mca_pml_ob1_hdr_t), pml_ob1_sendreq.h): 65480 B of data.
+OPEN_MPI_TCP_EAGER_LIMIT = 65480
+
+
 @dataclass(frozen=True)
 class Platform:
     """Nodes, the network between them, the intra-node path and per-rank host costs.

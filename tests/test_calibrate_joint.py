@@ -243,6 +243,7 @@ def test_cli_eager_limit_is_the_only_threshold_the_fit_weighs(files, tmp_path):
     p = _hopsim("calibrate", files["pp"], files["ex1"], "--base", "two-nodes", "--nodes", 4,
                 "--eager-limit", 50000, "--fit-iterations", 10, "--out", out, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
-    line = next(l for l in p.stdout.splitlines() if l.strip().startswith("eager/rendezvous:"))
+    line = next(l for l in p.stdout.splitlines() if l.strip().startswith("eager/rendezvous ("))
+    assert "as given by --eager-limit" in line and "host.eager_threshold_bytes" in out.read_text()
     thresholds = {w for w in line.replace(",", " ").split() if w.isdigit() and int(w) > 1000}
     assert thresholds == {"50000"}, line

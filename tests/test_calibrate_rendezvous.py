@@ -32,7 +32,7 @@ RUNS = (("pp.json", "pingpong", dict(iterations=5)), ("ex.json", "exchange", dic
 
 
 def _decision(text):
-    return next(l.strip() for l in text.splitlines() if l.strip().startswith("eager/rendezvous:"))
+    return next(l.strip() for l in text.splitlines() if l.strip().startswith(("eager/rendezvous:", "eager/rendezvous (")))
 
 
 def test_open_mpis_rendezvous_is_found_from_the_exchange_and_its_empty_request_told(engine_runs):
@@ -112,6 +112,9 @@ def test_the_mpis_own_eager_limit_is_the_only_threshold_weighed(engine_runs):
                         eager_limit=40000)
     decision = _decision(r.text)
     assert "rendezvous above 40000 B" in decision
+    # Its provenance says the threshold was given, not found in the data.
+    assert decision.startswith("eager/rendezvous (the threshold weighed: 40000 B, the MPI's "
+                               "eager limit as given by --eager-limit")
     assert "above 65535 B" not in decision and "above 32767 B" not in decision
     fitted = parse_platform(r.toml, "fit")
     assert fitted.eager_threshold_bytes == 40000 and fitted.rate_jitter > 0

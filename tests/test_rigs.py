@@ -253,7 +253,10 @@ def test_a_failed_second_opinion_fit_is_reported_and_the_rest_kept(tmp_path, mon
     for c in [c for c in rigs.CASES if c.hosts == 2][:1] + four:
         (out / c.file(1)).write_text("x\n")
 
-    def calibrate(fit, files, base, closed_form=False):
+    limits = {}
+
+    def calibrate(fit, files, base, closed_form=False, eager_limit=None):
+        limits[fit.name] = eager_limit
         if "alltoall" in fit.name:
             raise InputError("hopsim calibrate ... failed: the joint fit cannot start at 0")
         fit.write_text('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\ntransport = "flow"\n')
@@ -277,3 +280,7 @@ def test_a_failed_second_opinion_fit_is_reported_and_the_rest_kept(tmp_path, mon
     assert result["median_over_counted_files_pct_campaign"] == 30.0
     assert "median_over_counted_files_pct_alltoall" not in result
     assert result["shared_capacity_alltoall"] is None
+    # The rigs run Open MPI over TCP: the main fit is given its eager limit; the second
+    # opinions keep the screen.
+    assert limits == {"baseline-fit.toml": 65480, "baseline-fit-alltoall.toml": None,
+                      "baseline-fit-campaign.toml": None}
