@@ -85,7 +85,7 @@ def _held_fields(hold, base) -> tuple[str, ...]:
 
 
 def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node, cap, progress,
-           eager, offsets, hold=(), eager_limit=None):
+           eager, offsets, hold=(), eager_limit=None, eager_limit_from="given by --eager-limit"):
     """The closed-form platform p refitted jointly; (platform, report lines)."""
     from .determine import determine
     from .structure import decide
@@ -112,7 +112,7 @@ def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node,
     start = p.replace(noise_scope="off", noise_median_us=0.0, noise_sigma=0.0, noise_values_us=(),
                       noise_distribution="lognormal") if p.noise_scope != "off" else p
     sf = decide(start, reference, cases, eager, cap=cap, max_nfev=MAX_NFEV, progress=progress,
-                hold=hold, eager_limit=eager_limit)
+                hold=hold, eager_limit=eager_limit, eager_limit_from=eager_limit_from)
     d = determine(sf, start, base_platform, base_label, dict(p.provenance), cap, MAX_NFEV)
     if progress:
         progress(f"joint fit: {d.evaluations} simulations of every case in {d.seconds:.0f} s")
@@ -165,13 +165,15 @@ def _form_by_holdout(p: Platform, other: Platform, holdout, ranks_per_node, plac
 def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="calibrated",
                     argv=None, joint=False, cap=FIT_CAP, progress=None,
                     holdout=None, leave_one_out=None, placement=None,
-                    hold=(), eager_limit=None) -> CalibrationResult:
+                    hold=(), eager_limit=None,
+                    eager_limit_from="given by --eager-limit") -> CalibrationResult:
     """joint=True: after the closed-form fitters, the joint fit over the engine's simulations
     (calibration/joint.py, structure.py, determine.py) over every case of every file.
     placement: for files that record none (third-party tools), how their ranks were placed.
     hold: file keys (HOLDABLE) kept at --base's value by the joint fit: a vendor
     specification that the files must not move. eager_limit: the MPI's eager limit
-    between nodes in bytes of data, when known: the only rendezvous threshold weighed."""
+    between nodes in bytes of data, when known: the only rendezvous threshold weighed
+    (eager_limit_from: who says so, for the report)."""
     held = _held_fields(hold, base)
     measurements = with_placement([m for f in files for m in parse_file(f)], placement)
     platform, given = _base(base, name, nodes, ranks_per_node)
@@ -215,7 +217,7 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
         eager = p.eager_threshold_bytes if "host.eager_threshold_bytes" in fitted_keys else None
         p, joint_lines, other = _joint(p, measurements, base_platform, base, ranks_per_node, cap,
                                        progress, eager, trial_offsets(fit.data.pingpong), held,
-                                       eager_limit)
+                                       eager_limit, eager_limit_from)
         if held:
             joint_lines.insert(1, "held at --base (--hold): " + ", ".join(hold))
     if other is not None and holdout:

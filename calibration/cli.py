@@ -138,7 +138,8 @@ def add_calibrate(sub):
                        help="the MPI's eager limit between nodes in bytes of data, when known "
                             f"(Open MPI over TCP: {OPEN_MPI_TCP_EAGER_LIMIT}, btl_tcp_eager_limit's 64 KiB less "
                             "ob1's header): the only rendezvous threshold the fit weighs "
-                            "against eager-only (default: screened from the files)")
+                            "against eager-only (default: with --live --emulate-cluster, Open "
+                            "MPI's TCP limit, since hopsim runs it; else screened from the files)")
     joint.add_argument("--fit-iterations", type=bounds.flag("fit_iterations"), metavar="N",
                        help="iterations (repetitions, round trips per rank) per case at most "
                             "while fitting jointly (default: the joint fit's budget, 300)")
@@ -214,7 +215,7 @@ def _calibrate(args, out, name, files, made) -> None:
             files = [measure_live(args, out)]
         fit_files = split(files, args.holdout) if args.holdout else files
         kw = dict(base=args.base, nodes=args.nodes, ranks_per_node=args.ranks_per_node,
-                  placement=args.placement, hold=_hold(args.hold), eager_limit=args.eager_limit,
+                  placement=args.placement, hold=_hold(args.hold), **_eager_limit(args),
                   joint=not args.closed_form, cap=args.fit_iterations or FIT_CAP,
                   progress=lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n"))
         result = _fit(fit_files, name=name, argv=sys.argv[1:], holdout=args.holdout,
@@ -228,6 +229,27 @@ def _calibrate(args, out, name, files, made) -> None:
     sys.stdout.write(f"wrote {out}, {out.with_suffix('.xml')} (SimGrid platform) and "
                      f"{out.with_suffix(SMPI_SUFFIX)} (SMPI --cfg flags)"
                      + (f", {args.plot}" if args.plot else "") + "\n")
+
+
+def eager_limit_of(args, environ) -> dict:
+    """calibrate_files' eager_limit and its source: --eager-limit's; else, where hopsim
+    itself ran the MPI over TCP (--live on an emulated cluster: Open MPI with the tcp BTL),
+    Open MPI's TCP limit, unless an OMPI_MCA_btl_tcp_eager_limit in `environ` changed it;
+    else none (screened from the files)."""
+    if args.eager_limit is not None:
+        return {"eager_limit": args.eager_limit}
+    if (args.live and args.emulate_cluster is not None and not args.closed_form
+            and "OMPI_MCA_btl_tcp_eager_limit" not in environ):
+        return {"eager_limit": OPEN_MPI_TCP_EAGER_LIMIT,
+                "eager_limit_from": "Open MPI has it over TCP, which the live runs used "
+                                    "between the emulated hosts"}
+    return {"eager_limit": None}
+
+
+def _eager_limit(args) -> dict:
+    import os
+
+    return eager_limit_of(args, os.environ)
 
 
 def _hold(text):

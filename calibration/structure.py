@@ -499,9 +499,11 @@ MECHANISMS = (("pacing", _pacing), ("token bucket", _bucket), ("shared capacity"
 
 def decide(start: Platform, base: Platform, cases, eager_candidate: int | None = None,
            cap: int | None = FIT_CAP, max_nfev: int = MAX_NFEV, progress=None,
-           hold=(), eager_limit: int | None = None) -> StructureFit:
+           hold=(), eager_limit: int | None = None,
+           eager_limit_from: str = "given by --eager-limit") -> StructureFit:
     """Fit the core parameters, then decide each mechanism in turn (module docstring).
-    hold: fields no fit moves (calibrate --hold); eager_limit: the MPI's own eager limit,
+    hold: fields no fit moves (calibrate --hold); eager_limit: the MPI's own eager limit
+    (eager_limit_from: who says so, for the report),
     the only rendezvous threshold weighed (calibrate --eager-limit)."""
     t0 = time.perf_counter()
     core = [f for f in core_free(start, cases) if f not in hold]
@@ -591,8 +593,8 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
             verdict = _request_verdict(alternatives, bics, ranked[0][0])
             if verdict is not None:
                 chosen, undecided, form_undecided, note = verdict
-        given = (f"the threshold weighed: {eager_limit} B, the MPI's eager limit as given "
-                 f"by --eager-limit, not screened" if make is _eager and eager_limit is not None
+        given = (f"the threshold weighed: {eager_limit} B, the MPI's eager limit as "
+                 f"{eager_limit_from}, not screened" if make is _eager and eager_limit is not None
                  else "")
         decisions.append(Decision(name, fits, chosen, base_label, undecided, note, form_undecided,
                                   starts, bics, compared, given))

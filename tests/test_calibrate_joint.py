@@ -247,3 +247,21 @@ def test_cli_eager_limit_is_the_only_threshold_the_fit_weighs(files, tmp_path):
     assert "as given by --eager-limit" in line and "host.eager_threshold_bytes" in out.read_text()
     thresholds = {w for w in line.replace(",", " ").split() if w.isdigit() and int(w) > 1000}
     assert thresholds == {"50000"}, line
+
+
+def test_live_runs_on_an_emulated_cluster_are_given_open_mpis_tcp_limit():
+    # hopsim runs Open MPI over TCP there (btl tcp,vader,self), so its limit is known;
+    # on a real cluster (a hostfile) or from files, the transport is not: screened.
+    from argparse import Namespace
+
+    from hopsim.calibration.cli import eager_limit_of
+
+    live = dict(eager_limit=None, live=True, emulate_cluster=3, closed_form=False)
+    given = eager_limit_of(Namespace(**live), {})
+    assert given["eager_limit"] == 65480 and "emulated hosts" in given["eager_limit_from"]
+    assert eager_limit_of(Namespace(**live), {"OMPI_MCA_btl_tcp_eager_limit": "4194304"}) \
+        == {"eager_limit": None}
+    assert eager_limit_of(Namespace(**{**live, "emulate_cluster": None}), {}) == {"eager_limit": None}
+    assert eager_limit_of(Namespace(**{**live, "live": False}), {}) == {"eager_limit": None}
+    assert eager_limit_of(Namespace(**{**live, "closed_form": True}), {}) == {"eager_limit": None}
+    assert eager_limit_of(Namespace(**{**live, "eager_limit": 4000}), {}) == {"eager_limit": 4000}

@@ -109,12 +109,12 @@ def test_the_mpis_own_eager_limit_is_the_only_threshold_weighed(engine_runs):
                      eager_threshold_bytes=40000, rate_jitter=1e-3)
     base = truth.replace(name="b", eager_threshold_bytes=None, rate_jitter=0.0)
     r = calibrate_files(engine_runs(truth, SIZES, RUNS), base=base, joint=True, cap=None,
-                        eager_limit=40000)
+                        eager_limit=40000, eager_limit_from="the test states it")
     decision = _decision(r.text)
     assert "rendezvous above 40000 B" in decision
     # Its provenance says the threshold was given, not found in the data.
     assert decision.startswith("eager/rendezvous (the threshold weighed: 40000 B, the MPI's "
-                               "eager limit as given by --eager-limit")
+                               "eager limit as the test states it, not screened)")
     assert "above 65535 B" not in decision and "above 32767 B" not in decision
     fitted = parse_platform(r.toml, "fit")
     assert fitted.eager_threshold_bytes == 40000 and fitted.rate_jitter > 0
