@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -215,7 +216,8 @@ def _calibrate(args, out, name, files, made) -> None:
             files = [measure_live(args, out)]
         fit_files = split(files, args.holdout) if args.holdout else files
         kw = dict(base=args.base, nodes=args.nodes, ranks_per_node=args.ranks_per_node,
-                  placement=args.placement, hold=_hold(args.hold), **_eager_limit(args),
+                  placement=args.placement, hold=_hold(args.hold),
+                  **eager_limit_of(args, os.environ),
                   joint=not args.closed_form, cap=args.fit_iterations or FIT_CAP,
                   progress=lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n"))
         result = _fit(fit_files, name=name, argv=sys.argv[1:], holdout=args.holdout,
@@ -244,12 +246,6 @@ def eager_limit_of(args, environ) -> dict:
                 "eager_limit_from": "Open MPI has it over TCP, which the live runs used "
                                     "between the emulated hosts"}
     return {"eager_limit": None}
-
-
-def _eager_limit(args) -> dict:
-    import os
-
-    return eager_limit_of(args, os.environ)
 
 
 def _hold(text):

@@ -96,7 +96,7 @@ class Decision:
     starts: dict = field(default_factory=dict)   # label -> the start that won a multi-start
     bics: dict = field(default_factory=dict)     # label -> BIC over the compared cases
     compared: int = 0                            # cases the alternatives move apart
-    given: str = ""                 # what the user gave the decision, not the data
+    given: str = ""                 # what the decision was given, not found in the data
 
     def line(self) -> str:
         mechanism = self.mechanism + (f" ({self.given})" if self.given else "")
