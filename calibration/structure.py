@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..platforms.platform import Platform
+from ..platforms.platform import OPEN_MPI_TCP_EAGER_LIMIT, Platform
 from .joint import FIT_CAP, MAX_NFEV, JointFit, bic_of, fit_joint, key
 
 BIC_MARGIN = 6.0
@@ -520,6 +520,12 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
         if make is _eager:
             alternatives, base_label, n_screened = made
             screened += n_screened
+            if progress and n_screened and eager_limit is None:
+                # The screen picks stand-ins for small-message costs where the MPI's own
+                # limit would do better (docs/calibration.md, "--eager-limit").
+                progress(f"eager/rendezvous: the threshold is screened from the data; if the "
+                         f"files come from Open MPI over TCP, --eager-limit "
+                         f"{OPEN_MPI_TCP_EAGER_LIMIT} gives its own")
         else:
             alternatives, base_label = made
         # An alternative that frees more values than there are cases fits them exactly

@@ -158,6 +158,10 @@ def test_cli_holdout_prints_measured_vs_predicted_and_records_it(files, tmp_path
     p = _hopsim("calibrate", files["pp"], files["ex2"], "--nodes", 4, "--holdout", files["ex1"],
                 "--out", out, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
+    # The threshold was screened (a 2-per-node exchange, no --eager-limit): the user is told
+    # what gives Open MPI's own.
+    assert "the threshold is screened from the data" in p.stderr
+    assert "--eager-limit 65480 gives its own" in p.stderr
     assert "held out: measured vs predicted" in p.stdout
     assert "median over files" in p.stdout
     loaded = platforms.load_file(out)
@@ -245,6 +249,7 @@ def test_cli_eager_limit_is_the_only_threshold_the_fit_weighs(files, tmp_path):
     assert p.returncode == 0, p.stderr
     line = next(l for l in p.stdout.splitlines() if l.strip().startswith("eager/rendezvous ("))
     assert "as given by --eager-limit" in line and "host.eager_threshold_bytes" in out.read_text()
+    assert "screened from the data" not in p.stderr
     thresholds = {w for w in line.replace(",", " ").split() if w.isdigit() and int(w) > 1000}
     assert thresholds == {"50000"}, line
 
