@@ -14,11 +14,11 @@ from ..errors import InputError
 from ..platforms.platform import FILE_KEYS, Platform
 from .fit import FitReport, calibrate, trial_offsets
 from .measurement import NIC_QUEUE_STATISTIC
-from .parsers import parse_file
+from . import file_placement
 from ..platforms.platform_file import platform_toml
 from ..platforms.simgrid import simgrid_texts
 from .joint import FIT_CAP, MAX_NFEV
-from .validate import MAX_STATEFUL_ITERATIONS, Case, _simulate_group, cases_of, with_placement
+from .validate import MAX_STATEFUL_ITERATIONS, Case, _simulate_group, cases_of
 
 # What a platform needs that no measurement here can give: placeholders only while the
 # fit runs; any of them not fitted and not from --base makes calibrate refuse.
@@ -175,8 +175,9 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
     between nodes in bytes of data, when known: the only rendezvous threshold weighed
     (eager_limit_from: who says so, for the report)."""
     held = _held_fields(hold, base)
-    measurements = with_placement([m for f in files for m in parse_file(f)], placement)
     platform, given = _base(base, name, nodes, ranks_per_node)
+    # FILE@K[,cyclic] files keep their own placement; ranks_per_node becomes None then.
+    measurements, ranks_per_node = file_placement.read(files, ranks_per_node, placement)
     base_platform = platform if base is not None else None
     # Runs that placed several ranks per node (hopsim and live JSON record it) must fit
     # the platform they are replayed on: room for their placement, as a fact of the data.

@@ -13,8 +13,8 @@ import statistics
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from .parsers import parse_file
-from .validate import Case, _short, cases_of, simulate_cases, with_placement
+from . import file_placement
+from .validate import Case, _short, cases_of, simulate_cases
 
 
 @dataclass
@@ -60,7 +60,7 @@ class HoldoutTable:
 
 def held_cases(f, ranks_per_node=None, placement=None) -> list[Case]:
     """The cases of one held-out file, or the one-line error that it has none."""
-    cases, _ = cases_of(with_placement(parse_file(f), placement), ranks_per_node)
+    cases, _ = cases_of(*file_placement.read([f], ranks_per_node, placement))
     if not cases:
         raise InputError(f"--holdout: {f} holds no case hopsim simulates")
     return cases

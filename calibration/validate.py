@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from ..errors import InputError
 from ..workload import COLLECTIVES, KINDS, OSU_WINDOW
 from .measurement import NIC_QUEUE_STATISTIC, Measurement
-from .parsers import parse_file
 
 # Simulated repetitions per case at most. Without noise the engine repeats the same
 # iteration exactly, so more only costs time; the measured count is used when lower.
@@ -391,7 +390,9 @@ def validate(platform, files, nodes: int | None = None, ranks_per_node: int | No
     plat = platforms.load(platform)
     if nodes is not None:
         plat = plat.replace(nodes=nodes)
-    measurements = with_placement([m for f in files for m in parse_file(f)], placement)
+    from .file_placement import read
+
+    measurements, ranks_per_node = read(files, ranks_per_node, placement)
     cases, skipped = cases_of(measurements, ranks_per_node)
     if not cases:
         raise InputError(f"nothing to validate: no file holds a case hopsim simulates "

@@ -1,0 +1,139 @@
+"""FILE@K[,block|cyclic]: one file's placement on calibrate's and validate's command line,
+beside files run another way (calibration/file_placement.py)."""
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hopsim
+from hopsim.calibration.file_placement import read, split_arg
+from hopsim.calibration.validate import MAX_ITERATIONS
+from hopsim.errors import InputError
+
+DATA = Path(__file__).parent / "data"
+# IMB-MPI1 PingPong, PingPing, Sendrecv and Exchange on 4 ranks (2 in its first tables).
+IMB4 = DATA / "imb" / "IMB-MPI1-p2p-np4-tcp.txt"
+# IMB-MPI1 Exchange on 2 ranks.
+IMB2 = DATA / "imb" / "IMB-MPI1-exchange-np2-tcp.txt"
+
+# Two 4-core nodes, 10 us and 1 Gbit/s between them, 0.5 us and 50 Gbit/s inside one.
+PLATFORM = """name = "placed"
+[nodes]
+count = 2
+cores = 4
+[network]
+latency_us = 10.0
+bandwidth_gbps = 1.0
+nic_message_us = 5.0
+[intranode]
+latency_us = 0.5
+bandwidth_gbps = 50.0
+"""
+
+
+@pytest.fixture
+def platform(tmp_path):
+    path = tmp_path / "placed.toml"
+    path.write_text(PLATFORM)
+    return str(path)
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "hopsim", *map(str, args)], capture_output=True,
+                          text=True, timeout=300)
+
+
+def exchange_t_avg(platform, placement, ranks_per_node=2, ranks=4):
+    reps = min(200, MAX_ITERATIONS)
+    rows = hopsim.simulate(platform, "exchange", ranks=ranks, ranks_per_node=ranks_per_node,
+                           sizes=[65536], repetitions=reps, placement=placement).results["rows"]
+    return rows[0]["t_avg_us"]
+
+
+def by_case(report, path):
+    return {(c.workload, c.ranks, c.bytes): c for c in report.cases if c.file == str(path)}
+
+
+def test_split_reads_ranks_per_node_and_placement():
+    assert split_arg("runs/x.txt@2,cyclic") == ("runs/x.txt", 2, "cyclic")
+    assert split_arg("runs/x.txt@3") == ("runs/x.txt", 3, "block")
+    assert split_arg("runs/x.txt@2,block") == ("runs/x.txt", 2, "block")
+    assert split_arg("runs/x.txt") == ("runs/x.txt", None, None)
+    # The last @ starts the suffix: a folder with an @ in its name still works.
+    assert split_arg("me@host/x.txt@4") == ("me@host/x.txt", 4, "block")
+
+
+def test_a_path_that_exists_with_its_at_sign_is_a_path(tmp_path):
+    f = tmp_path / "exchange@2"
+    shutil.copy(IMB2, f)
+    assert split_arg(str(f)) == (str(f), None, None)
+
+
+@pytest.mark.parametrize("arg, message", [
+    ("x.txt@two", "expected FILE@K or FILE@K,block|cyclic with K ranks per node, got 'two'"),
+    ("x.txt@0", "ranks per node"),
+    ("x.txt@2,diagonal", "the placement after K must be block or cyclic, got 'diagonal'"),
+])
+def test_a_bad_suffix_is_one_line_naming_it(arg, message):
+    with pytest.raises(InputError, match=message.replace("|", r"\|").replace("(", r"\(")):
+        split_arg(arg)
+
+
+def test_the_suffix_places_that_file_only(platform):
+    # IMB's file says nothing of its placement: @2,cyclic puts its 4-rank Exchange 2 per
+    # node round-robin, while the 2-rank file beside it stays 1 per node.
+    report = hopsim.calibration.validate.validate(platform, [IMB2, f"{IMB4}@2,cyclic"])
+    four = by_case(report, IMB4)[("exchange", 4, 65536)]
+    two = by_case(report, IMB2)[("exchange", 2, 65536)]
+    assert four.ranks_per_node == 2 and four.run["placement"] == "cyclic"
+    assert two.ranks_per_node == 1 and "placement" not in two.run
+    cyclic, block = exchange_t_avg(platform, "cyclic"), exchange_t_avg(platform, "block")
+    assert cyclic > block  # every neighbour of a cyclic ring is across the network
+    assert four.simulated_us == pytest.approx(cyclic, abs=1e-9)
+    blocked = hopsim.calibration.validate.validate(platform, [f"{IMB4}@2"])
+    assert by_case(blocked, IMB4)[("exchange", 4, 65536)].simulated_us == pytest.approx(block, abs=1e-9)
+
+
+def test_the_flags_cover_the_other_files_and_not_a_suffixed_one(platform):
+    # --ranks-per-node 2 --placement cyclic for the unsuffixed file; @1 keeps its own.
+    ms, rpn = read([IMB4, f"{IMB2}@1"], ranks_per_node=2, placement="cyclic")
+    assert rpn is None
+    assert {m.ranks_per_node for m in ms if m.source == str(IMB4)} == {2}
+    assert {dict(m.replay)["placement"] for m in ms if m.source == str(IMB4)} == {"cyclic"}
+    assert {m.ranks_per_node for m in ms if m.source == str(IMB2)} == {1}
+    assert {dict(m.replay)["placement"] for m in ms if m.source == str(IMB2)} == {"block"}
+
+
+def test_without_a_suffix_nothing_changes(platform):
+    ms, rpn = read([IMB4], ranks_per_node=2, placement=None)
+    assert rpn == 2 and all(m.ranks_per_node is None and m.replay == () for m in ms)
+
+
+def test_a_suffix_against_the_files_own_record_is_an_error(platform, tmp_path):
+    run = hopsim.simulate(platform, "exchange", ranks=4, ranks_per_node=2, sizes=[0],
+                          repetitions=1)
+    own = tmp_path / "own.json"
+    own.write_text(run.to_json())
+    with pytest.raises(InputError, match=r"own.json@1: the file records 2 rank\(s\) per node"):
+        read([f"{own}@1"])
+    ms, _ = read([f"{own}@2,cyclic"])  # the same count: the suffix's placement goes
+    assert {dict(m.replay)["placement"] for m in ms} == {"cyclic"}
+
+
+def test_calibrate_and_validate_take_the_suffix_on_the_command_line(platform, tmp_path):
+    p = cli("validate", "--platform", platform, f"{IMB4}@2,cyclic", "--json")
+    assert p.returncode == 0, p.stderr
+    cases = [c for c in json.loads(p.stdout)["cases"]
+             if c["workload"] == "exchange" and c["ranks"] == 4 and c["bytes"] == 65536]
+    assert cases[0]["ranks_per_node"] == 2
+    assert cases[0]["simulated_us"] == pytest.approx(exchange_t_avg(platform, "cyclic"), abs=1e-9)
+    bad = cli("validate", "--platform", platform, f"{IMB4}@2,diagonal")
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.count("\n") == 1 and "must be block or cyclic" in bad.stderr
+    out = tmp_path / "fit.toml"
+    bad = cli("calibrate", f"{IMB2}@x", "--base", "two-nodes", "--closed-form", "--out", out)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "@x" in bad.stderr
+    assert not out.exists()
