@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from .rigs import CASES, NIC_QUEUE_PROBE, Rig
+from .file_placement import split_arg
 from .rigs_noise import noise_floor
 from ..platforms.platform import OPEN_MPI_TCP_EAGER_LIMIT
 
@@ -65,7 +66,15 @@ def files_of(out: Path, hosts: int, trials: int) -> list[tuple[object, Path]]:
             if c.hosts == hosts and (out / c.file(t)).is_file()]
 
 
-def _calibrate(fit: Path, files: list[Path], base: Path, closed_form: bool = False,
+def fit_arg(case, path: Path) -> str:
+    """A file as calibrate takes it: with its placement (FILE@K[,cyclic]) when it ran
+    several ranks per host, which an IMB output does not say."""
+    if case.per_host == 1:
+        return str(path)
+    return f"{path}@{case.per_host}" + (",cyclic" if case.placement == "cyclic" else "")
+
+
+def _calibrate(fit: Path, files: list, base: Path, closed_form: bool = False,
                eager_limit: int | None = None) -> str:
     """`hopsim calibrate FILES --base BASE --nodes 4 --out FIT`, its report beside FIT as
     .txt; the command as a user types it. A fit newer than its files, base and report is
@@ -74,7 +83,7 @@ def _calibrate(fit: Path, files: list[Path], base: Path, closed_form: bool = Fal
                   *(["--closed-form"] if closed_form else []),
                   *(["--eager-limit", eager_limit] if eager_limit is not None else []))
     report, shown = fit.with_suffix(".txt"), _show(cmd)
-    inputs = [*files, base]
+    inputs = [Path(split_arg(f)[0]) for f in files] + [base]
     if not (fit.is_file() and report.is_file()
             and fit.read_text().startswith(f"# Written by: {shown}\n")
             and all(f.stat().st_mtime < fit.stat().st_mtime for f in inputs)):
@@ -103,10 +112,10 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
         _run(cmd)
     commands.append(_show(_hopsim("calibrate", SHM_FILE, "--ranks-per-node", 2, "--base",
                                   "two-nodes", "--nodes", 4, "--out", base)))
-    fit_files = [p for _, p in files_of(out, 2, trials)]
+    fit_files = [fit_arg(c, p) for c, p in files_of(out, 2, trials)]
     if (out / NIC_QUEUE_PROBE).is_file():
         # A 2-host run as well: the NIC queue that a rendezvous's control messages wait behind.
-        fit_files.append(out / NIC_QUEUE_PROBE)
+        fit_files.append(str(out / NIC_QUEUE_PROBE))
     fit = out / "baseline-fit.toml"
     # Every rig runs Open MPI over TCP: its eager limit is known, not left to the screen
     # (which picks stand-ins for small-message costs: docs/calibration.md, "--eager-limit").
@@ -193,7 +202,7 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
         r["noise_floor_counted_pct"] = floors_counted[r["file"]]
     result = {"rig": rig.name, "closed_form": closed_form, "machine_cores": cores,
               "commands": commands,
-              "fitted_on": [f.name for f in fit_files],
+              "fitted_on": [Path(f).name for f in fit_files],
               "failed_fits": failed,
               "shared_capacity": _structure_line(out / "baseline-fit.txt"),
               "shared_capacity_alltoall": (_structure_line(out / "baseline-fit-alltoall.txt")
