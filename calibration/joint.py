@@ -31,17 +31,20 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import least_squares
 
+from ..bounds import MIN_TIME_US
 from ..errors import InputError
 from ..platforms.platform import FILE_KEYS, Platform
 from .validate import Case, simulate_cases
 
-# Bounds of every parameter the joint fit may free (platform units).
+# Bounds of every parameter the joint fit may free (platform units). A time is never under
+# the platform's nonzero minimum (1 ns, SimGrid's precision): the fit must not write a
+# value the platform file refuses (tests/test_calibrate_joint.py checks each one).
 BOUNDS = {
-    "latency_us": (1e-3, 1e5), "bandwidth_gbps": (1e-4, 1e4), "pacing_gbps": (1e-4, 1e4),
-    "bucket_gbps": (1e-4, 1e4), "bucket_burst_bytes": (1.0, 1e9), "pass_us": (1e-4, 1e4),
-    "nic_message_us": (1e-4, 1e4), "intra_latency_us": (1e-4, 1e5),
+    "latency_us": (MIN_TIME_US, 1e5), "bandwidth_gbps": (1e-4, 1e4), "pacing_gbps": (1e-4, 1e4),
+    "bucket_gbps": (1e-4, 1e4), "bucket_burst_bytes": (1.0, 1e9), "pass_us": (MIN_TIME_US, 1e4),
+    "nic_message_us": (MIN_TIME_US, 1e4), "intra_latency_us": (MIN_TIME_US, 1e5),
     "intra_bandwidth_gbps": (1e-3, 1e5), "limiter_gbps": (1e-4, 1e4), "backbone_gbps": (1e-4, 1e4),
-    "gap_us": (1e-3, 1e4),   # the platform refuses a nonzero gap under 1 ns
+    "gap_us": (MIN_TIME_US, 1e4),
 }
 # Iterations (repetitions, round trips per rank) per case at most while fitting.
 FIT_CAP = 300

@@ -270,3 +270,16 @@ def test_live_runs_on_an_emulated_cluster_are_given_open_mpis_tcp_limit():
     assert eager_limit_of(Namespace(**{**live, "live": False}), {}) == {"eager_limit": None}
     assert eager_limit_of(Namespace(**{**live, "closed_form": True}), {}) == {"eager_limit": None}
     assert eager_limit_of(Namespace(**{**live, "eager_limit": 4000}), {}) == {"eager_limit": 4000}
+
+
+def test_every_bound_of_the_joint_fit_is_a_value_the_platform_file_takes():
+    # H's fit with its 2x2 files once stopped at nic_message_us = 0.00074 us, under the
+    # platform's 1 ns minimum, and failed after half an hour: each bound, both ends, must
+    # pass the platform's own check.
+    from hopsim import bounds
+    from hopsim.calibration import joint
+
+    for field_, (lo, hi) in joint.BOUNDS.items():
+        key = joint.key(field_)
+        for value in (lo, hi):
+            bounds.check(key, float(value), key)
