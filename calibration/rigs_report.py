@@ -112,7 +112,10 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
         _run(cmd)
     commands.append(_show(_hopsim("calibrate", SHM_FILE, "--ranks-per-node", 2, "--base",
                                   "two-nodes", "--nodes", 4, "--out", base)))
-    fit_files = [fit_arg(c, p) for c, p in files_of(out, 2, trials)]
+    # The 2-host runs at 1 rank per host. Those at 2 per host (added later, measured after
+    # every fit) are predicted like the 4-host files: a second thing the fit never saw,
+    # and the 2-host half of the same-traffic pairs.
+    fit_files = [fit_arg(c, p) for c, p in files_of(out, 2, trials) if c.per_host == 1]
     if (out / NIC_QUEUE_PROBE).is_file():
         # A 2-host run as well: the NIC queue that a rendezvous's control messages wait behind.
         fit_files.append(str(out / NIC_QUEUE_PROBE))
@@ -194,6 +197,25 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
                                    per_case=[{k: c[k] for k in ("workload", "ranks", "bytes", "measured_us",
                                                                 "simulated_us", "error_pct")} for c in mine])
                 rows.append(row)
+    # The 2-host runs at 2 ranks per host, predicted by the main fit: per file as the
+    # 4-host ones, and the model's own ratio of the same-traffic pairs.
+    placed_two = [fit_arg(c, f) for c, f in files_of(out, 2, trials) if c.per_host == 2]
+    two_cases, two_rows = [], []
+    if placed_two:
+        cmd = _hopsim("validate", "--platform", fit, "--nodes", 4, *placed_two, "--json")
+        two_cases = json.loads(_run(cmd).stdout)["cases"]
+        commands.append(_show(cmd))
+        for arg in placed_two:
+            name = Path(split_arg(arg)[0]).name
+            mine = [c for c in two_cases if Path(c["file"]).name == name]
+            two_rows.append({"file": name, "placement": arg.rpartition("@")[2],
+                             "cases": len(mine), "counted": sum(counted(c, cores) for c in mine),
+                             "median_abs_error_pct_counted": _median(
+                                 [abs(c["error_pct"]) for c in mine if counted(c, cores)]),
+                             "max_abs_error_pct": round(max(abs(c["error_pct"]) for c in mine), 1),
+                             "per_case": [{k: c[k] for k in ("workload", "ranks", "bytes", "measured_us",
+                                                             "simulated_us", "error_pct")} for c in mine]})
+    four_cases = [{"file": r["file"], **c} for r in rows for c in r["per_case"]]
     floors = noise_floor(rows)
     floors_counted = noise_floor([{**r, "per_case": [c for c in r["per_case"] if counted(c, cores)]}
                                   for r in rows])
@@ -204,6 +226,11 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
               "commands": commands,
               "fitted_on": [Path(f).name for f in fit_files],
               "failed_fits": failed,
+              "same_traffic": same_traffic(out, trials, two_cases + four_cases),
+              "two_host_placed_files": two_rows,
+              "median_over_two_host_placed_files_pct": _median(
+                  [r["median_abs_error_pct_counted"] for r in two_rows
+                   if r["median_abs_error_pct_counted"] is not None]),
               "shared_capacity": _structure_line(out / "baseline-fit.txt"),
               "shared_capacity_alltoall": (_structure_line(out / "baseline-fit-alltoall.txt")
                                            if "_alltoall" in extra else None),
@@ -271,7 +298,8 @@ def key_figures(out: Path, trials: int) -> list[tuple[str, str, str]]:
               ("osu_latency", 2, 1, "block", "latency_us", 1, "osu_latency, 1 B (us)"),
               ("osu_bw", 2, 1, "block", "bandwidth_mbytes_per_sec", 131072, "osu_bw, 128 KiB (MB/s)"),
               ("netpipe", 2, 1, "block", "latency_us", 1048576, "NetPIPE, 1 MiB (us)")]
-    for hosts, per_host, placement in ((2, 1, "block"), (4, 1, "block"), (4, 2, "block"), (4, 2, "cyclic")):
+    for hosts, per_host, placement in ((2, 1, "block"), (2, 2, "block"), (2, 2, "cyclic"),
+                                       (4, 1, "block"), (4, 2, "block"), (4, 2, "cyclic")):
         wanted.append(("imb-exchange", hosts, per_host, placement, "t_avg_us", 1048576,
                        f"IMB Exchange {hosts}x{per_host} {placement}, 1 MiB t_avg (us)"))
     for hosts, per_host, placement in ((2, 1, "block"), (4, 1, "block"), (4, 2, "block"), (4, 2, "cyclic")):
@@ -292,6 +320,54 @@ def key_figures(out: Path, trials: int) -> list[tuple[str, str, str]]:
         if values:
             rows.append((label, _fmt(statistics.median(values)),
                          f"{_fmt(min(values))}..{_fmt(max(values))} ({len(values)})"))
+    return rows
+
+
+# IMB Exchange runs that load each node's link alike on 4 hosts and on 2: the same bytes
+# per node in the same number of connections (two out of each node in a 4x1 ring, a 4x2
+# block and a 2x2 block; four in a cyclic 4x2 and a cyclic 2x2). The 4x1 and the 2x2
+# block also run as many ranks. What the 4-host run takes beyond the 2-host one is not
+# the network's: this machine's cores and packet processing are shared by twice the
+# hosts. No 2-host run shows it, so it bounds what a fit on them can predict.
+SAME_TRAFFIC = (("4x1 block over 2x2 block", (4, 1, "block"), (2, 2, "block")),
+                ("4x2 block over 2x2 block", (4, 2, "block"), (2, 2, "block")),
+                ("4x2 cyclic over 2x2 cyclic", (4, 2, "cyclic"), (2, 2, "cyclic")))
+SAME_TRAFFIC_SIZES = (65536, 131072, 262144, 524288, 1048576)
+
+
+def _exchange_case(shape):
+    return next(c for c in CASES if c.tool == "imb-exchange" and (c.hosts, c.per_host, c.placement) == shape)
+
+
+def same_traffic(out: Path, trials: int, cases: list[dict]) -> list[dict]:
+    """Per SAME_TRAFFIC pair: the 4-host run's t_avg over the 2-host one's at each
+    SAME_TRAFFIC_SIZES, measured ("live") and simulated on the fit ("model", from `cases`:
+    validate's JSON cases of both runs' files), each the median of the trials; None
+    where a file is missing."""
+    from .parsers import parse_file
+
+    def medians(shape, simulated):
+        case = _exchange_case(shape)
+        by_size: dict[int, list[float]] = {}
+        for t in range(1, trials + 1):
+            f = out / case.file(t)
+            if simulated:
+                values = [(c["bytes"], c["simulated_us"]) for c in cases if Path(c["file"]).name == f.name
+                          and c["workload"] == "exchange"]
+            else:
+                values = [(m.size, m.value) for m in parse_file(f) if m.statistic == "t_avg_us"
+                          and m.rank is None] if f.is_file() else []
+            for size, v in values:
+                by_size.setdefault(size, []).append(v)
+        return {s: statistics.median(v) for s, v in by_size.items()}
+
+    rows = []
+    for label, four, two in SAME_TRAFFIC:
+        row = {"pair": label}
+        for key, simulated in (("live", False), ("model", True)):
+            a, b = medians(four, simulated), medians(two, simulated)
+            row[key] = [round(a[s] / b[s], 3) if s in a and s in b else None for s in SAME_TRAFFIC_SIZES]
+        rows.append(row)
     return rows
 
 
@@ -343,6 +419,32 @@ def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = F
         lines += [f"## Rig {rig.name}: {rig.why}", "", "Key figures (median of the trials, range, count):", "",
                   "| figure | median | min..max (trials) |", "|---|---|---|"]
         lines += [f"| {a} | {b} | {c} |" for a, b, c in key_figures(out, trials)]
+        two = result.get("two_host_placed_files", [])
+        if two:
+            lines += ["", f"Predicted as well, on 2 hosts: IMB Exchange at 2 ranks per host "
+                      f"(64 KiB-1 MiB and 0 B; the fit has only 1 per host). Median over these "
+                      f"files, counted cases: **{_fmt(result['median_over_two_host_placed_files_pct'])}%**.",
+                      "", "| file (as calibrate and validate take it) | cases (counted) | "
+                      "median abs error %, counted | worst % | error % at 64 KiB..1 MiB |",
+                      "|---|---|---|---|---|"]
+            for r in two:
+                errs = " ".join(f"{c['error_pct']:+.0f}" for c in r["per_case"] if c["bytes"] >= LARGE)
+                lines.append(f"| {r['file']}@{r['placement']} | {r['cases']} ({r['counted']}) | "
+                             f"{_fmt(r['median_abs_error_pct_counted']) or '-'} | "
+                             f"{_fmt(r['max_abs_error_pct'])} | {errs} |")
+        pairs = result.get("same_traffic", [])
+        if any(r is not None for p in pairs for r in p["live"]):
+            lines += ["", "The same traffic per node on 4 hosts and on 2 (IMB Exchange, t_avg, "
+                      "median of the trials; rigs_report.SAME_TRAFFIC): the 4-host time over "
+                      "the 2-host time, measured and on the fit. Where the measured ratio "
+                      "exceeds the model's, the 4-host runs pay for something no 2-host run "
+                      "shows (this machine shared by twice the hosts):", "",
+                      "| runs | | " + " | ".join(f"{s // 1024} KiB" for s in SAME_TRAFFIC_SIZES) + " |",
+                      "|---|---|" + "---|" * len(SAME_TRAFFIC_SIZES)]
+            for p in pairs:
+                for key in ("live", "model"):
+                    lines.append(f"| {p['pair'] if key == 'live' else ''} | {key} | "
+                                 + " | ".join(_fmt(r, 2) or "-" for r in p[key]) + " |")
         other = "median_over_predicted_files_pct_other_form" in result
         a2a = "median_over_predicted_files_pct_alltoall" in result
         camp = "median_over_predicted_files_pct_campaign" in result

@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -51,9 +52,11 @@ def test_netpipe_writes_its_own_file_and_the_campaign_covers_the_issue():
     np_case = next(c for c in rigs.CASES if c.fmt == "netpipe")
     assert rigs.mpirun_command(np_case, [], "HF", "NP", "/tmp/np.out")[-2:] == ["-o", "/tmp/np.out"]
     names = {c.file(1) for c in rigs.CASES}
-    # 2 hosts: six tools; 4 hosts: IMB Exchange and latency_checker at 1 per host and at
-    # 2 per host in both placements; IMB Alltoall and Allreduce at 2x1, 4x1 and 4x2 block.
-    assert len(names) == len(rigs.CASES) == 6 + 2 * 3 + 2 * 3
+    # 2 hosts: six tools, and IMB Exchange at 2 per host in both placements; 4 hosts: IMB
+    # Exchange and latency_checker at 1 per host and at 2 per host in both placements;
+    # IMB Alltoall and Allreduce at 2x1, 4x1 and 4x2 block.
+    assert len(names) == len(rigs.CASES) == 6 + 2 + 2 * 3 + 2 * 3
+    assert {"imb-exchange-2x2-block-t1.txt", "imb-exchange-2x2-node-t1.txt"} <= names
     for coll in ("alltoall", "allreduce"):
         assert {f"imb-{coll}-{shape}-block-t1.txt" for shape in ("2x1", "4x1", "4x2")} <= names
     for tool in ("imb-exchange", "latency_checker"):
@@ -273,6 +276,7 @@ def test_a_failed_second_opinion_fit_is_reported_and_the_rest_kept(tmp_path, mon
 
     monkeypatch.setattr(rigs_report, "_calibrate", calibrate)
     monkeypatch.setattr(rigs_report, "_run", Validated)
+    monkeypatch.setattr(rigs_report, "same_traffic", lambda *a: [])
     result = rigs_report.baseline(tmp_path, rig, 1, cores=2)
     assert result["failed_fits"] == {
         "alltoall": "hopsim calibrate ... failed: the joint fit cannot start at 0"}
@@ -284,3 +288,75 @@ def test_a_failed_second_opinion_fit_is_reported_and_the_rest_kept(tmp_path, mon
     # opinions keep the screen.
     assert limits == {"baseline-fit.toml": 65480, "baseline-fit-alltoall.toml": None,
                       "baseline-fit-campaign.toml": None}
+
+
+def test_two_ranks_per_host_files_are_predicted_with_their_placement(tmp_path, monkeypatch):
+    # The main fit keeps the 1-per-host files; the 2x2 ones are predicted, given to
+    # validate as FILE@2 (block) and FILE@2,cyclic (--map-by node), which IMB's output
+    # cannot say itself.
+    from hopsim.calibration import rigs_report
+
+    rig, out = rigs.RIGS["A"], tmp_path / "A"
+    out.mkdir()
+    (tmp_path / "base-shm.toml").write_text("x\n")
+    two = [c for c in rigs.CASES if c.hosts == 2 and c.tool in ("imb-pingpong", "imb-exchange")]
+    four = [c for c in rigs.CASES if c.hosts == 4 and c.tool == "imb-exchange"][:1]
+    for c in two + four:
+        (out / c.file(1)).write_text("x\n")
+    given, validated = {}, []
+
+    def calibrate(fit, files, base, closed_form=False, eager_limit=None):
+        given[fit.name] = list(files)
+        fit.write_text('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\ntransport = "flow"\n')
+        fit.with_suffix(".txt").write_text("#   shared capacity: none\n")
+        return f"hopsim calibrate -> {fit.name}"
+
+    class Validated:
+        def __init__(self, cmd):
+            files = [str(a) for a in cmd if "imb-exchange" in str(a)]
+            validated.append(files)
+            error = {"block": 10.0, "node": 30.0}
+            self.stdout = json.dumps({"cases": [
+                {"file": f.split("@")[0], "workload": "exchange", "ranks": 4, "bytes": size,
+                 "measured_us": 100.0, "simulated_us": 0.0,
+                 "error_pct": -error["node" if "-node-" in f else "block"] * k}
+                for f in files if "2x2" in f for k, size in ((1, 0), (1, 65536), (3, 1048576))]})
+
+    monkeypatch.setattr(rigs_report, "_calibrate", calibrate)
+    monkeypatch.setattr(rigs_report, "_run", Validated)
+    monkeypatch.setattr(rigs_report, "same_traffic", lambda *a: [])
+    result = rigs_report.baseline(tmp_path, rig, 1, cores=2)
+    assert sorted(Path(f).name for f in given["baseline-fit.toml"]) == [
+        "imb-exchange-2x1-block-t1.txt", "imb-pingpong-2x1-block-t1.txt"]
+    placed = [f for files in validated for f in files if "2x2" in f]
+    assert sorted(Path(f).name for f in placed) == ["imb-exchange-2x2-block-t1.txt@2",
+                                                    "imb-exchange-2x2-node-t1.txt@2,cyclic"]
+    # Counted: 64 KiB and 1 MiB (0 B runs 4 ranks on 2 cores): medians 20 and 60.
+    rows = {r["file"]: r for r in result["two_host_placed_files"]}
+    assert rows["imb-exchange-2x2-block-t1.txt"]["median_abs_error_pct_counted"] == 20.0
+    assert rows["imb-exchange-2x2-node-t1.txt"]["median_abs_error_pct_counted"] == 60.0
+    assert rows["imb-exchange-2x2-node-t1.txt"]["max_abs_error_pct"] == 90.0
+    assert result["median_over_two_host_placed_files_pct"] == 40.0
+
+
+def test_same_traffic_divides_the_medians_of_the_trials_live_and_on_the_model(tmp_path):
+    # E's cyclic runs at 1 MiB: 4 hosts t_avg 202067.71, 218443.59, 184548.59 us (median
+    # 202067.71); 2 hosts 149401.40, 148522.98, 148452.95 (median 148522.98): 1.361.
+    from hopsim.calibration import rigs_report
+
+    src, out = Path("docs/validation/rigs-idle/E"), tmp_path / "E"
+    out.mkdir()
+    for t in (1, 2, 3):
+        for shape in ("4x2-node", "2x2-node"):
+            shutil.copy(src / f"imb-exchange-{shape}-t{t}.txt", out)
+    sims = [(f"imb-exchange-4x2-node-t{t}.txt", v) for t, v in ((1, 100.0), (2, 130.0), (3, 110.0))]
+    sims += [(f"imb-exchange-2x2-node-t{t}.txt", v) for t, v in ((1, 50.0), (2, 55.0), (3, 80.0))]
+    cases = [{"file": str(out / f), "workload": "exchange", "bytes": 1048576, "simulated_us": v}
+             for f, v in sims]
+    rows = {r["pair"]: r for r in rigs_report.same_traffic(out, 3, cases)}
+    cyclic = rows["4x2 cyclic over 2x2 cyclic"]
+    assert cyclic["live"][-1] == 1.361
+    assert cyclic["live"][0] == round(13129.97 / 11949.99, 3)  # 64 KiB: 1.099
+    assert cyclic["model"] == [None, None, None, None, 2.0]   # 110 over 55
+    # No block file here: nothing to divide.
+    assert rows["4x2 block over 2x2 block"]["live"] == [None] * 5
