@@ -82,7 +82,13 @@ case = [
   {overlay = "complete", ranks = 64},
 ]
 """
+_E = "docs/validation/rigs-idle/E/imb-"
+_PLACED = (f"{_E}pingpong-2x1-block-t1.txt {_E}exchange-2x1-block-t1.txt {_E}exchange-2x2-block-t1.txt@2 "
+           f"{_E}exchange-2x2-node-t1.txt@2,cyclic --base docs/validation/rigs-idle/base-shm.toml --nodes 4")
 REDUCED = {
+    # Half an hour of joint fit: the same files and placements through the fitters alone.
+    f"hopsim calibrate {_PLACED} --eager-limit 65480 --out e-placed.toml":
+        (f"hopsim calibrate {_PLACED} --closed-form --out e-placed.toml", {}),
     "hopsim run overlays --plot overlays.png":
         ("hopsim run overlays_small.toml --plot overlays.png", {"overlays_small.toml": _OVERLAYS_SMALL}),
     "hopsim run degree_sweep --plot degree_sweep.png":
