@@ -137,3 +137,15 @@ def test_calibrate_and_validate_take_the_suffix_on_the_command_line(platform, tm
     bad = cli("calibrate", f"{IMB2}@x", "--base", "two-nodes", "--closed-form", "--out", out)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "@x" in bad.stderr
     assert not out.exists()
+
+
+def test_a_held_out_file_keeps_its_suffix(platform):
+    # --holdout FILE@2,cyclic: the prediction replays the file as placed.
+    from hopsim import platforms
+    from hopsim.calibration.holdout import predict
+
+    table = predict(platforms.load(platform), [f"{IMB4}@2,cyclic"])
+    (pred,) = table.predictions
+    case = next(c for c in pred.cases if (c.workload, c.ranks, c.bytes) == ("exchange", 4, 65536))
+    assert case.ranks_per_node == 2
+    assert case.simulated_us == pytest.approx(exchange_t_avg(platform, "cyclic"), abs=1e-9)
