@@ -261,8 +261,18 @@ class Platform:
         raise InputError(f"{where}{FILE_KEYS[field_name]}: {problem}")
 
     def replace(self, **changes) -> "Platform":
-        """A copy with some fields changed, validated like any Platform."""
-        return dataclasses.replace(self, **changes)
+        """A copy with some fields changed, validated like any Platform. A changed value
+        that fails is not the file's: the message names it as given, not as read."""
+        try:
+            return dataclasses.replace(self, **changes)
+        except InputError as e:
+            text, prefix = str(e), f"{self.source}: "
+            if self.source and "source" not in changes and text.startswith(prefix):
+                rest = text[len(prefix):]
+                if any(rest.startswith(f"{FILE_KEYS[f]}:") for f in changes if f in FILE_KEYS):
+                    raise InputError(f"{rest} (given for the platform of {self.source}, "
+                                     f"not in that file)") from None
+            raise
 
     def effective(self, f: str) -> float:
         """The value the engine gets for f: unset intra-node values are the network's."""

@@ -316,3 +316,21 @@ def test_a_small_message_segment_keeps_the_rate_and_moves_the_latency():
     seg = Segment(0, 1000, 20.0, 0.001, 0.0, 4)
     assert _bw_factor(seg, 1.0) == 1.0
     assert _lat_factor(seg, 20.0, 1.0) == pytest.approx(0.825)
+
+
+def test_a_value_given_after_loading_is_not_blamed_on_the_file(tmp_path):
+    # A fit (or a flag) that sets an out-of-range value on a platform read from a file:
+    # the message names the value as given, not as read from that file; a bad value in
+    # the file itself still names the file.
+    path = tmp_path / "base.toml"
+    base = 'name = "b"\n[nodes]\ncount = 2\ncores = 1\n[network]\nlatency_us = 10.0\nbandwidth_gbps = 1.0\n'
+    path.write_text(base)
+    p = platforms.load(str(path))
+    with pytest.raises(InputError) as e:
+        p.replace(nic_message_us=0.0005)
+    assert str(e.value).startswith("network.nic_message_us: must be 0 or at least 0.001 us")
+    assert str(e.value).endswith(f"(given for the platform of {path}, not in that file)")
+    assert p.replace(nic_message_us=0.002).nic_message_us == 0.002
+    path.write_text(base + 'nic_message_us = 0.0005\n')
+    with pytest.raises(InputError, match=rf"^{re.escape(str(path))}: network.nic_message_us: must be"):
+        platforms.load(str(path))
