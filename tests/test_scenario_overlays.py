@@ -57,7 +57,8 @@ def test_without_overrides_the_preset_is_too_small():
 @pytest.mark.parametrize("table, fragment", [
     ("colour = 1", "s.toml: unknown key platform_overrides.colour (platform fields: nodes,"),
     ("name = 'x'", "unknown key platform_overrides.name"),
-    ("nodes = 0", "point 1: platform_overrides: preset qdr-ib: nodes.count: must be at least 1"),
+    ("nodes = 0", "point 1: platform_overrides: nodes.count: must be at least 1, got 0 (given for "
+                  "the platform of preset qdr-ib, not in that file)"),
     ("pass_us = -1.0", "host.pass_us: must be >= 0"),
     ("reception = 'fifo'", "host.reception: must be one of"),
 ])
