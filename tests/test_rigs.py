@@ -360,3 +360,34 @@ def test_same_traffic_divides_the_medians_of_the_trials_live_and_on_the_model(tm
     assert cyclic["model"] == [None, None, None, None, 2.0]   # 110 over 55
     # No block file here: nothing to divide.
     assert rows["4x2 block over 2x2 block"]["live"] == [None] * 5
+
+
+def test_only_measures_the_missing_files_that_match(tmp_path, monkeypatch):
+    # --only 'imb-exchange-2x2-*': the 2x2 files of every trial, none of the others; a
+    # file already there is kept; nothing matching builds no cluster.
+    import contextlib
+
+    from hopsim.live import cluster as live_cluster
+
+    built, ran = [], []
+
+    @contextlib.contextmanager
+    def cluster(*args, **kw):
+        built.append(args)
+        yield type("C", (), {"tag": "fake"})()
+
+    def run_case(case, trial, cluster, binaries, out, timeout):
+        ran.append(case.file(trial))
+        return {"file": case.file(trial), "status": 0, "seconds": 0.0, "load_before": [0.0] * 3,
+                "started_utc": "2026-11-28T00:00:00Z"}
+
+    monkeypatch.setattr(live_cluster, "EmulatedCluster", cluster)
+    monkeypatch.setattr(rigs, "placement_check", lambda c, out: None)
+    monkeypatch.setattr(rigs, "run_case", run_case)
+    (tmp_path / "imb-exchange-2x2-block-t1.txt").write_text("kept\n")
+    rigs.measure(rigs.RIGS["E"], tmp_path, {}, 2, 60, log=open(os.devnull, "w"), only="imb-exchange-2x2-*")
+    assert sorted(ran) == ["imb-exchange-2x2-block-t2.txt", "imb-exchange-2x2-node-t1.txt",
+                           "imb-exchange-2x2-node-t2.txt"]
+    assert len(built) == 1
+    rigs.measure(rigs.RIGS["E"], tmp_path, {}, 2, 60, log=open(os.devnull, "w"), only="nothing-*")
+    assert len(built) == 1
