@@ -17,6 +17,7 @@ from pathlib import Path
 from ..errors import InputError
 from .rigs import CASES, NIC_QUEUE_PROBE, Rig
 from .file_placement import split_arg
+from .latency_bound import counted, rig_half_length, zero_byte_times
 from .rigs_noise import noise_floor
 from ..platforms.platform import OPEN_MPI_TCP_EAGER_LIMIT
 
@@ -42,23 +43,20 @@ def _show(cmd: list[str]) -> str:
     return "hopsim " + shlex.join(cmd[3:])
 
 
-LARGE = 65536  # from here a message is many packets on every rig: rate-bound, not latency-bound
+# From here a message is many packets on every rig: the former counting rule (the
+# "from 64 KiB" columns, kept beside the counted ones).
+LARGE = 65536
 # The campaign's probe that decides the shared capacity's form, measured on 3 hosts
 # (python -m hopsim.calibration.rigs --campaign): its file, under the rig's folder.
 ALLTOALL = Path("campaign-3hosts/alltoall-pairwise-3x1/result.json")
 
 
-def counted(case: dict, cores: int) -> bool:
-    """Whether a predicted case counts toward issue 16's targets. Left out, as the issue
-    allows: a latency-bound case (under LARGE) that runs more busy-polling ranks than the
-    measuring machine has cores. Every rank of an emulated rig shares those cores, so its
-    small-message times are the scheduler's (each rank yields, mpi_yield_when_idle), which
-    no network model predicts; they are still shown, in the all-cases columns."""
-    return case["bytes"] >= LARGE or case["ranks"] <= cores
-
-
 def _median(values):
     return round(statistics.median(values), 1) if values else None
+
+
+def _max(values):
+    return round(max(values), 1) if values else None
 
 
 def files_of(out: Path, hosts: int, trials: int) -> list[tuple[object, Path]]:
@@ -119,6 +117,16 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
     if (out / NIC_QUEUE_PROBE).is_file():
         # A 2-host run as well: the NIC queue that a rendezvous's control messages wait behind.
         fit_files.append(str(out / NIC_QUEUE_PROBE))
+    # Which cases count (calibration/latency_bound.py): those of a run without a zero-byte
+    # time of its own are set against the rig's 2-host ping-pong.
+    n_half = rig_half_length([p for c, p in files_of(out, 2, trials)
+                              if c.tool == "imb-pingpong" and c.per_host == 1])
+
+    def flags(cases: list[dict]) -> list[bool]:
+        t0 = zero_byte_times(cases)
+        return [counted(c, cores, t0.get((c["file"], c["workload"], c.get("statistic"))), n_half)
+                for c in cases]
+
     fit = out / "baseline-fit.toml"
     # Every rig runs Open MPI over TCP: its eager limit is known, not left to the screen
     # (which picks stand-ins for small-message costs: docs/calibration.md, "--eager-limit").
@@ -185,17 +193,21 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
                        "placement": case.placement}
                 for suffix, report in reports.items():
                     mine = [c for c in report["cases"] if Path(c["file"]).name == f.name]
+                    count = flags(mine)
                     errs = [abs(c["error_pct"]) for c in mine]
                     row[f"median_abs_error_pct{suffix}"] = _median(errs)
                     row[f"median_abs_error_pct_from_64KiB{suffix}"] = _median(
                         [abs(c["error_pct"]) for c in mine if c["bytes"] >= LARGE])
                     row[f"median_abs_error_pct_counted{suffix}"] = _median(
-                        [abs(c["error_pct"]) for c in mine if counted(c, cores)])
+                        [abs(c["error_pct"]) for c, n in zip(mine, count) if n])
                     if not suffix:
-                        row.update(cases=len(errs), counted=sum(counted(c, cores) for c in mine),
+                        row.update(cases=len(errs), counted=sum(count),
                                    max_abs_error_pct=round(max(errs), 1) if errs else None,
-                                   per_case=[{k: c[k] for k in ("workload", "ranks", "bytes", "measured_us",
-                                                                "simulated_us", "error_pct")} for c in mine])
+                                   max_abs_error_pct_counted=_max(
+                                       [abs(c["error_pct"]) for c, n in zip(mine, count) if n]),
+                                   per_case=[{**{k: c[k] for k in ("workload", "ranks", "bytes", "measured_us",
+                                                                   "simulated_us", "error_pct")},
+                                              "counted": n} for c, n in zip(mine, count)])
                 rows.append(row)
     # The 2-host runs at 2 ranks per host, predicted by the main fit: per file as the
     # 4-host ones, and the model's own ratio of the same-traffic pairs.
@@ -208,16 +220,19 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
         for arg in placed_two:
             name = Path(split_arg(arg)[0]).name
             mine = [c for c in two_cases if Path(c["file"]).name == name]
+            count = flags(mine)
             two_rows.append({"file": name, "placement": arg.rpartition("@")[2],
-                             "cases": len(mine), "counted": sum(counted(c, cores) for c in mine),
+                             "cases": len(mine), "counted": sum(count),
                              "median_abs_error_pct_counted": _median(
-                                 [abs(c["error_pct"]) for c in mine if counted(c, cores)]),
+                                 [abs(c["error_pct"]) for c, n in zip(mine, count) if n]),
+                             "median_abs_error_pct_from_64KiB": _median(
+                                 [abs(c["error_pct"]) for c in mine if c["bytes"] >= LARGE]),
                              "max_abs_error_pct": round(max(abs(c["error_pct"]) for c in mine), 1),
                              "per_case": [{k: c[k] for k in ("workload", "ranks", "bytes", "measured_us",
                                                              "simulated_us", "error_pct")} for c in mine]})
     four_cases = [{"file": r["file"], **c} for r in rows for c in r["per_case"]]
     floors = noise_floor(rows)
-    floors_counted = noise_floor([{**r, "per_case": [c for c in r["per_case"] if counted(c, cores)]}
+    floors_counted = noise_floor([{**r, "per_case": [c for c in r["per_case"] if c["counted"]]}
                                   for r in rows])
     for r in rows:
         r["noise_floor_pct"] = floors[r["file"]]
@@ -241,6 +256,7 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
               "median_noise_floor_counted_pct": _median(
                   [r["noise_floor_counted_pct"] for r in rows
                    if r["noise_floor_counted_pct"] is not None]),
+              "half_length_bytes": None if n_half is None else round(n_half),
               "files": rows}
     for suffix in variants:
         result[f"median_over_predicted_files_pct{suffix}"] = _median(
@@ -251,6 +267,10 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
         result[f"median_over_imb_files_from_64KiB_pct{suffix}"] = _median(
             [r[f"median_abs_error_pct_from_64KiB{suffix}"] for r in rows
              if r[f"median_abs_error_pct_from_64KiB{suffix}"] is not None])
+    result["worst_counted_file_pct"] = _max([r["median_abs_error_pct_counted"] for r in rows
+                                             if r["median_abs_error_pct_counted"] is not None])
+    result["worst_imb_file_from_64KiB_pct"] = _max([r["median_abs_error_pct_from_64KiB"] for r in rows
+                                                   if r["median_abs_error_pct_from_64KiB"] is not None])
     done.write_text(json.dumps(result, indent=1) + "\n")
     return result
 
@@ -425,12 +445,13 @@ def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = F
                       f"(64 KiB-1 MiB and 0 B; the fit has only 1 per host). Median over these "
                       f"files, counted cases: **{_fmt(result['median_over_two_host_placed_files_pct'])}%**.",
                       "", "| file (as calibrate and validate take it) | cases (counted) | "
-                      "median abs error %, counted | worst % | error % at 64 KiB..1 MiB |",
-                      "|---|---|---|---|---|"]
+                      "median abs error %, counted | from 64 KiB | worst % | error % at 64 KiB..1 MiB |",
+                      "|---|---|---|---|---|---|"]
             for r in two:
                 errs = " ".join(f"{c['error_pct']:+.0f}" for c in r["per_case"] if c["bytes"] >= LARGE)
                 lines.append(f"| {r['file']}@{r['placement']} | {r['cases']} ({r['counted']}) | "
                              f"{_fmt(r['median_abs_error_pct_counted']) or '-'} | "
+                             f"{_fmt(r.get('median_abs_error_pct_from_64KiB')) or '-'} | "
                              f"{_fmt(r['max_abs_error_pct'])} | {errs} |")
         pairs = result.get("same_traffic", [])
         if any(r is not None for p in pairs for r in p["live"]):
@@ -452,11 +473,18 @@ def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = F
         lines += ["", f"Baseline: `hopsim calibrate` {how} on the {len(result['fitted_on'])} "
                   f"2-host files, `hopsim validate` of each 4-host file with the placement it ran "
                   f"(per-file median and worst absolute error over its cases). Counted toward "
-                  f"issue 16's targets: every case except the latency-bound ones (under 64 KiB) "
-                  f"with more ranks than the measuring machine's {result.get('machine_cores')} "
-                  f"cores (rigs_report.counted: the scheduler's time, not the network's; shown "
-                  f"in the all-cases column). Median over the predicted files, counted cases: "
-                  f"**{_fmt(result.get('median_over_counted_files_pct'))}%**"
+                  f"issue 16's targets: every case except the latency-bound ones with more "
+                  f"ranks than the measuring machine's {result.get('machine_cores')} cores "
+                  f"(calibration/latency_bound.py: a case under twice its run's zero-byte "
+                  f"time, Hockney's half-performance length; a run of one size, against the "
+                  f"2-host ping-pong's n½ of {_fmt(result.get('half_length_bytes'), 0) or '-'} B; "
+                  f"the scheduler's time, not the network's; shown in the all-cases column). "
+                  f"Median over the predicted files, counted cases: "
+                  f"**{_fmt(result.get('median_over_counted_files_pct'))}%** (worst file "
+                  f"{_fmt(result.get('worst_counted_file_pct'))}%); counting IMB's cases from "
+                  f"64 KiB only, the former rule: "
+                  f"**{_fmt(result.get('median_over_imb_files_from_64KiB_pct'))}%** (worst file "
+                  f"{_fmt(result.get('worst_imb_file_from_64KiB_pct'))}%)"
                   + (f"; with the 3-host alltoall probe added to the fit: "
                      f"**{_fmt(result.get('median_over_counted_files_pct_alltoall'))}%**"
                      if a2a else "")
@@ -482,17 +510,18 @@ def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = F
             lines += ["With the 3-host alltoall: `" + result["shared_capacity_alltoall"] + "`", ""]
         if result.get("shared_capacity_campaign"):
             lines += ["From the campaign alone: `" + result["shared_capacity_campaign"] + "`", ""]
-        lines += ["| file | cases (counted) | median abs error %, counted | all cases | worst % | "
+        lines += ["| file | cases (counted) | median abs error %, counted | from 64 KiB | all cases | worst % | "
                   + ("with the alltoall probe, counted | " if a2a else "")
                   + ("from the campaign, counted | " if camp else "")
                   + "transport queue, counted | "
                   + ("other form, counted | " if other else "")
                   + "noise floor %, counted | all cases |",
-                  "|---|---|---|---|---|---|---|---|" + ("---|" if a2a else "") + ("---|" if camp else "")
+                  "|---|---|---|---|---|---|---|---|---|" + ("---|" if a2a else "") + ("---|" if camp else "")
                   + ("---|" if other else "")]
         for r in sorted(result["files"], key=lambda r: r["file"]):
             lines.append(f"| {r['file']} | {r['cases']} ({r.get('counted', '-')}) | "
                          f"{_fmt(r.get('median_abs_error_pct_counted')) or '-'} | "
+                         f"{_fmt(r.get('median_abs_error_pct_from_64KiB')) or '-'} | "
                          f"{_fmt(r['median_abs_error_pct'])} | {_fmt(r['max_abs_error_pct'])} | "
                          + (f"{_fmt(r.get('median_abs_error_pct_counted_alltoall')) or '-'} | " if a2a else "")
                          + (f"{_fmt(r.get('median_abs_error_pct_counted_campaign')) or '-'} | " if camp else "")

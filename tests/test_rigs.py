@@ -13,6 +13,8 @@ from hopsim.calibration import rigs
 from hopsim.live import cluster
 from hopsim.errors import InputError
 
+DATA = Path(__file__).parent / "data"
+
 
 def test_none_is_an_uncapped_link_and_rates_still_parse():
     assert cluster.rate_bits("none") is None
@@ -269,10 +271,12 @@ def test_a_failed_second_opinion_fit_is_reported_and_the_rest_kept(tmp_path, mon
     class Validated:
         def __init__(self, cmd):
             error = 30.0 if any(str(a).endswith("baseline-fit-campaign.toml") for a in cmd) else 10.0
+            # The 0 B case is latency-bound (4 ranks on 2 cores): shown, not counted.
             self.stdout = json.dumps({"cases": [
                 {"file": str(out / four[0].file(1)), "workload": "exchange", "ranks": 4,
-                 "bytes": 1048576, "measured_us": 100.0, "simulated_us": 100 - error,
-                 "error_pct": -error}]})
+                 "statistic": "t_avg_us", "bytes": size, "measured_us": t,
+                 "simulated_us": t * (1 - e / 100), "error_pct": -e}
+                for size, t, e in ((0, 10.0, 70.0), (1048576, 100.0, error))]})
 
     monkeypatch.setattr(rigs_report, "_calibrate", calibrate)
     monkeypatch.setattr(rigs_report, "_run", Validated)
@@ -318,9 +322,10 @@ def test_two_ranks_per_host_files_are_predicted_with_their_placement(tmp_path, m
             error = {"block": 10.0, "node": 30.0}
             self.stdout = json.dumps({"cases": [
                 {"file": f.split("@")[0], "workload": "exchange", "ranks": 4, "bytes": size,
-                 "measured_us": 100.0, "simulated_us": 0.0,
+                 "statistic": "t_avg_us", "measured_us": t, "simulated_us": 0.0,
                  "error_pct": -error["node" if "-node-" in f else "block"] * k}
-                for f in files if "2x2" in f for k, size in ((1, 0), (1, 65536), (3, 1048576))]})
+                for f in files if "2x2" in f
+                for k, size, t in ((1, 0, 10.0), (1, 65536, 100.0), (3, 1048576, 1000.0))]})
 
     monkeypatch.setattr(rigs_report, "_calibrate", calibrate)
     monkeypatch.setattr(rigs_report, "_run", Validated)
@@ -391,3 +396,52 @@ def test_only_measures_the_missing_files_that_match(tmp_path, monkeypatch):
     assert len(built) == 1
     rigs.measure(rigs.RIGS["E"], tmp_path, {}, 2, 60, log=open(os.devnull, "w"), only="nothing-*")
     assert len(built) == 1
+
+
+def test_counted_cases_are_those_not_latency_bound_by_each_runs_zero_byte_time(tmp_path, monkeypatch):
+    # The 4x1 exchange counts its rate-bound sizes under 64 KiB too (16 KiB at 10 times its
+    # 0 B time), not 1 KiB (under twice it); latency_checker's one size is set against the
+    # rig's ping-pong, whose n½ (a real IMB file: about 10 B) is far under 4000 B.
+    from hopsim.calibration import rigs_report
+
+    rig, out = rigs.RIGS["A"], tmp_path / "A"
+    out.mkdir()
+    (tmp_path / "base-shm.toml").write_text("x\n")
+    (out / "imb-pingpong-2x1-block-t1.txt").write_text(
+        (DATA / "imb" / "IMB-MPI1-pingpong-timeout-np2-100mbit.txt").read_text())
+    exchange, lc = (next(c for c in rigs.CASES if c.hosts == 4 and c.per_host == 1 and c.tool == t)
+                    for t in ("imb-exchange", "latency_checker"))
+    for c in (exchange, lc):
+        (out / c.file(1)).write_text("x\n")
+
+    def calibrate(fit, files, base, closed_form=False, eager_limit=None):
+        fit.write_text('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\ntransport = "flow"\n')
+        fit.with_suffix(".txt").write_text("#   shared capacity: none\n")
+        return f"hopsim calibrate -> {fit.name}"
+
+    rows = [(exchange, "exchange", "t_avg_us", 0, 10.0, 80.0), (exchange, "exchange", "t_avg_us", 1024, 15.0, 60.0),
+            (exchange, "exchange", "t_avg_us", 16384, 100.0, 5.0),
+            (exchange, "exchange", "t_avg_us", 1048576, 1000.0, 3.0),
+            (lc, "roundtrip", "lc_average_of_averages_us", 4000, 50.0, 40.0)]
+
+    class Validated:
+        def __init__(self, cmd):
+            self.stdout = json.dumps({"cases": [
+                {"file": str(out / c.file(1)), "workload": w, "statistic": s, "ranks": 4, "bytes": b,
+                 "measured_us": t, "simulated_us": t * (1 + e / 100), "error_pct": e}
+                for c, w, s, b, t, e in rows if any(str(a).endswith(c.file(1)) for a in cmd)]})
+
+    monkeypatch.setattr(rigs_report, "_calibrate", calibrate)
+    monkeypatch.setattr(rigs_report, "_run", Validated)
+    monkeypatch.setattr(rigs_report, "same_traffic", lambda *a: [])
+    result = rigs_report.baseline(tmp_path, rig, 1, cores=2)
+    files = {r["file"]: r for r in result["files"]}
+    ex, lat = files[exchange.file(1)], files[lc.file(1)]
+    assert (ex["counted"], ex["median_abs_error_pct_counted"], ex["median_abs_error_pct_from_64KiB"]) == (2, 4.0, 3.0)
+    assert ex["median_abs_error_pct"] == 32.5
+    assert [c["counted"] for c in ex["per_case"]] == [False, False, True, True]
+    assert (lat["counted"], lat["median_abs_error_pct_counted"]) == (1, 40.0)
+    assert result["half_length_bytes"] == 10
+    assert result["median_over_counted_files_pct"] == 22.0
+    assert result["worst_counted_file_pct"] == 40.0
+    assert result["worst_imb_file_from_64KiB_pct"] == 3.0

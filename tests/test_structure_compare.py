@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from hopsim.calibration.joint import JointFit, _soft_l1_cost, bic_of
-from hopsim.calibration.rigs_report import LARGE, counted
 from hopsim.calibration.structure import BIC_MARGIN, MOVED, Decision, compare
 from hopsim.platforms.platform import Platform
 
@@ -77,19 +76,6 @@ def test_no_moved_case_leaves_the_mechanism_undecided_and_says_so():
                  compared=n)
     assert "undecided (no case moves)" in d.line()
     assert "on the 0 of 20 cases they move apart" in d.line()
-
-
-@pytest.mark.parametrize("bytes_, ranks, cores, expected", [
-    (0, 4, 2, False),             # latency-bound, 4 busy ranks on 2 cores: the scheduler's
-    (LARGE - 1, 8, 2, False),
-    (LARGE, 8, 2, True),          # rate-bound: counted whatever the ranks
-    (4000, 2, 2, True),           # as many ranks as cores: counted
-    (4000, 4, 4, True),
-    (4000, 5, 4, False),
-])
-def test_counted_leaves_out_latency_bound_cases_with_more_ranks_than_cores(bytes_, ranks, cores,
-                                                                          expected):
-    assert counted({"bytes": bytes_, "ranks": ranks}, cores) is expected
 
 
 def test_a_nested_alternative_that_fits_worse_than_its_limit_is_no_evidence():
