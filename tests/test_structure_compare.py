@@ -1,5 +1,5 @@
-"""Each mechanism decided by the cases that can decide it (calibration/structure.compare)
-and the cases a rig's targets count (calibration/rigs_report.counted).
+"""Each mechanism decided by the cases that can decide it (calibration/structure.compare).
+(The cases a rig's targets count: tests/test_latency_bound.py.)
 
 The fits here are built by hand (residuals and simulated times chosen), so that what the
 comparison counts is known exactly: no engine runs.
