@@ -41,5 +41,7 @@ fi
 
 build_dir="$(ls -d build/*/ | head -n 1)"
 ctest --test-dir "$build_dir" --output-on-failure
-# The installed package is this tree's Python (editable) and the build's engine.
-exec .venv/bin/python -m pytest -q -p no:cacheprovider --rootdir=. tests
+# The installed package is this tree's Python (editable) and the build's engine. One
+# worker per core (pytest-xdist), each test file whole in one worker: the joint fits'
+# tests take minutes of one core each, and on 2 cores one process took ~29 minutes.
+exec .venv/bin/python -m pytest -q -p no:cacheprovider --rootdir=. -n auto --dist loadfile tests
