@@ -202,7 +202,7 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
                         [abs(c["error_pct"]) for c, n in zip(mine, count) if n])
                     if not suffix:
                         row.update(cases=len(errs), counted=sum(count),
-                                   max_abs_error_pct=round(max(errs), 1) if errs else None,
+                                   max_abs_error_pct=_max(errs),
                                    max_abs_error_pct_counted=_max(
                                        [abs(c["error_pct"]) for c, n in zip(mine, count) if n]),
                                    per_case=[{**{k: c[k] for k in ("workload", "ranks", "bytes", "measured_us",
