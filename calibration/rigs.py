@@ -368,6 +368,7 @@ def main(argv=None) -> int:
         sys.stderr.write(f"rigs: {e}\n")
         return 2
     except KeyboardInterrupt:
+        sys.stderr.write("rigs: interrupted\n")
         return 130
     return 0
 

@@ -445,3 +445,14 @@ def test_counted_cases_are_those_not_latency_bound_by_each_runs_zero_byte_time(t
     assert result["median_over_counted_files_pct"] == 22.0
     assert result["worst_counted_file_pct"] == 40.0
     assert result["worst_imb_file_from_64KiB_pct"] == 3.0
+
+
+def test_an_interrupted_report_says_so_in_one_line_and_exits_130(tmp_path, monkeypatch, capsys):
+    from hopsim.calibration import rigs_report
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rigs_report, "write_report", interrupted)
+    assert rigs.main(["--out", str(tmp_path), "--no-measure", "--baseline", "--rigs", "B"]) == 130
+    assert capsys.readouterr().err == "rigs: interrupted\n"
