@@ -192,7 +192,7 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
             platform = platform.replace(**changes)
     if base is not None and not isinstance(base, str):
         base = getattr(base, "name", str(base))
-    fit = calibrate(measurements, platform, ranks_per_node)
+    fit = calibrate(measurements, platform, ranks_per_node, base_given=base is not None)
     fitted_keys = {f.key for f in fit.fitted}
     missing = [k for k in _NEEDS if k not in fitted_keys and k not in given]
     if fit.data.intranode:
@@ -212,6 +212,13 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
             prov[k] = ("not determined: the data measured the intra-node path only; "
                        "placeholder 1.0, replace before simulating across nodes")
     p = p.replace(provenance=prov)
+    if held:
+        # --hold keeps --base's value: a closed-form fit above may have replaced it.
+        keys = {f: k for f, k in FILE_KEYS.items() if f in held}
+        p = p.replace(**{f: getattr(base_platform, f) for f in held},
+                      provenance={**p.provenance, **{k: f"held at --base (--hold): "
+                                                     f"{base_platform.provenance.get(k, 'from --base ' + base)}"
+                                                     for k in keys.values()}})
     joint_lines: list[str] = []
     other = None
     if joint:
