@@ -192,7 +192,7 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
             platform = platform.replace(**changes)
     if base is not None and not isinstance(base, str):
         base = getattr(base, "name", str(base))
-    fit = calibrate(measurements, platform, ranks_per_node, base_given=base is not None)
+    fit = calibrate(measurements, platform, ranks_per_node)
     fitted_keys = {f.key for f in fit.fitted}
     missing = [k for k in _NEEDS if k not in fitted_keys and k not in given]
     if fit.data.intranode:

@@ -31,11 +31,6 @@ ROUNDTRIP_STATS = {("latency_checker", "lc_average_of_averages_us"),
 # Round trips per rank simulated when fitting to a round-trip figure (the engine is
 # deterministic without noise; the tools' 10000+ only average their own jitter).
 FIT_EXCHANGES = 1000
-# A ping-pong's lower rate this close to twice the bucket's sustained rate is the bucket's
-# refill during the reply (TokenBucket), not the line: the segments' rates are fitted
-# within a few percent (A: R/2r = 0.987), and a line of its own landing within 10% of 2r
-# would be a coincidence the joint fit still corrects (the line stays free there).
-REFILL_TOLERANCE = 0.1
 
 
 @dataclass
@@ -152,9 +147,6 @@ class PingPongLine(Fitter):
             # the bucket's), the last one's after a protocol switch.
             lo = segs[0]
             hi = (state["bucket_segments"][0] if state["model_breaks"] == "bucket" else segs[-1])
-            refill = state.get("bucket_refill") if state["model_breaks"] == "bucket" else None
-            if refill and lo.intercept_us >= 0:
-                return self._refilled(data, lo, hi, refill, platform, state)
             if is_bandwidth(hi) and lo.intercept_us >= 0:
                 how = (f"L from the {lo.first_bytes}..{lo.last_bytes} B segment, B from the "
                        f"{hi.first_bytes}..{hi.last_bytes} B segment")
@@ -182,23 +174,6 @@ class PingPongLine(Fitter):
         if not (math.isfinite(L) and math.isfinite(1.0 / inv_b)):
             return [], "the ping-pong sizes do not determine a finite line"
         return self._result(data, float(L), 1.0 / float(inv_b), how, [p for p, u in zip(pts, use) if u], state)
-
-    def _refilled(self, data, lo, hi, refill, platform, state):
-        """The latency from the small sizes; the rate of the segment after them is the
-        bucket's refill (TokenBucket), a lower bound on the line's: --base's line when it
-        is above that bound, else the bound itself, said so."""
-        R_seen, r = refill
-        bound = 2 * r
-        how = (f"L from the {lo.first_bytes}..{lo.last_bytes} B segment; the "
-               f"{hi.first_bytes}..{hi.last_bytes} B segment runs at {R_seen:.4g} Gbit/s, twice "
-               f"the bucket's sustained rate: its refill during the reply, not the line")
-        fitted, _ = self._result(data, lo.intercept_us, bound, how, data.pingpong, state)
-        if state.get("base_given") and platform.bandwidth_gbps >= bound:
-            state["line"] = (fitted[0].value, platform.bandwidth_gbps)
-            return fitted[:1], None
-        return [fitted[0], Fitted(self.keys[1], _stored(bound),
-                                  f"a lower bound, not a fit: {how}; the line is at least "
-                                  f"2r ({where(p.m for p in data.pingpong)})")], None
 
     def _result(self, data, L, B, how, pts, state):
         # Below the engine's 1 ns resolution a fitted latency is zero (a bound of the fit).
@@ -272,16 +247,7 @@ class TokenBucket(Fitter):
     sent into a full bucket, takes L + (s - b)/r, and one within it L + s/R: the two
     lines cross at s* = R b / (R - r), so b = s* (1 - r/R). s*, R and r come from one
     continuous curve bent at s* fitted over both segments (segments.hinge), not from
-    where two separately fitted lines happen to cross.
-
-    A ping-pong repeated back to back meets a full bucket only if the round trip refills
-    it. When the line is much faster than r it does not: each side sends once per round
-    trip 2t and gains 2t r tokens, so in steady state t = s/(2r) up to s = 2b (the tokens
-    a side gathers while the other sends), then t = (s - b)/r. The lower slope is then
-    twice the sustained rate whatever R is (R only has to exceed 2r), and the bend lies at
-    2b: the same b = s*/2 as the formula above at R = 2r, but R is not seen. A lower rate
-    within REFILL_TOLERANCE of 2r is read that way (state["bucket_refill"]), and the line
-    fitter takes no rate from it."""
+    where two separately fitted lines happen to cross."""
 
     name = "token bucket"
     keys = ("network.bucket_gbps", "network.bucket_burst_bytes")
@@ -315,17 +281,9 @@ class TokenBucket(Fitter):
                 crossing = (hi.intercept_us - lo.intercept_us) / (slopes[0] - slopes[1])
                 how = f"lines crossing at {crossing:.0f} B"
             R, r = 8e-3 / slopes[0], 8e-3 / slopes[1]   # Gbit/s
-            if abs(R / (2 * r) - 1) <= REFILL_TOLERANCE:
-                state["bucket_refill"] = (R, r)
-                burst = max(crossing, 0.0) / 2
-                rule = (f"the lower rate is twice the sustained one (R/2r = {R / (2 * r):.3f}): "
-                        f"the bucket refilled during the reply, t = s/2r up to 2b, so burst = "
-                        f"bend / 2, and the line's own rate is not seen")
-            else:
-                burst = max(crossing, 0.0) * (1.0 - r / R)
-                rule = "burst = bend x (1 - r/R)"
+            burst = max(crossing, 0.0) * (1.0 - r / R)
             prov = (f"fit: segmented regression, slope change at {b.below_bytes}..{b.above_bytes} "
-                    f"bytes; {how} ({R:.4g} then {r:.4g} Gbit/s), {rule} "
+                    f"bytes; {how} ({R:.4g} then {r:.4g} Gbit/s), burst = bend x (1 - r/R) "
                     f"({where(p.m for p in data.pingpong)})")
             return [Fitted("network.bucket_gbps", _stored(r), prov),
                     Fitted("network.bucket_burst_bytes", int(round(burst)), prov)], None
@@ -550,12 +508,9 @@ class FitReport:
     data: Data
 
 
-def calibrate(measurements: list[Measurement], base: Platform, ranks_per_node=None,
-              base_given: bool = False) -> FitReport:
-    """The closed-form fits. base_given: base is the user's --base (its values are facts
-    a fitter may keep), not a placeholder."""
+def calibrate(measurements: list[Measurement], base: Platform, ranks_per_node=None) -> FitReport:
     data = Data.of(measurements, ranks_per_node)
-    state: dict = {"segments": [], "breaks": [], "base_given": base_given}
+    state: dict = {"segments": [], "breaks": []}
     if len({p.size for p in data.pingpong}) >= 3:
         state["segments"] = segments([p.size for p in data.pingpong],
                                      [max(p.value, 1e-9) for p in data.pingpong])

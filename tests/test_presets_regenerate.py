@@ -44,7 +44,7 @@ def test_exchange_presets_fit_only_the_latency_and_hold_the_rest(name):
     assert p.bandwidth_gbps == 10.0   # 10 GbE (econome, vendor); the stated default (azure)
     assert p.provenance["network.latency_us"].startswith("joint fit")
     for key in ("network.bandwidth_gbps", "intranode.bandwidth_gbps", "intranode.latency_us"):
-        assert p.provenance[key].startswith("from --base"), key
+        assert p.provenance[key].startswith("held at --base (--hold): from --base"), key
     # The fitted latency gives back the one published figure it was fitted to (a check of
     # the fit's mechanics, not a prediction).
     r = simulate(p, "exchange", ranks=128, ranks_per_node=p.cores, sizes=[32768],
