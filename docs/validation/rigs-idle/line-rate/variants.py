@@ -1,7 +1,7 @@
 """Rig A's 4-host files predicted by its sixth-session fit (A-fit-sixth-session.toml, here)
 and by that fit with its line rate or its per-node limiter changed: which of the two
 makes latency_checker at 4 hosts slow. Counted as the rigs report counts
-(calibration/latency_bound.py). Run from hopsim's source folder (about 6 minutes):
+(calibration/latency_bound.py). Run from hopsim's source folder (5-10 minutes):
 
     python docs/validation/rigs-idle/line-rate/variants.py
 """
