@@ -251,8 +251,12 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
         lines += joint_lines
         lines.append("closed-form fit (the joint fit's start; values above replace these):")
     lines.append("fitted:")
+    held_field = {FILE_KEYS[f]: f for f in held}
     for f in fit.fitted:
-        lines.append(f"  {f.key} = {f.value}    ({f.provenance})")
+        # A held value the closed form also fitted: shown, but --base's is the one written.
+        note = (f"; not written: held at --base's {getattr(p, held_field[f.key])} (--hold)"
+                if f.key in held_field else "")
+        lines.append(f"  {f.key} = {f.value}    ({f.provenance}){note}")
     lines.append("not fitted:")
     for name_, why in fit.skipped:
         lines.append(f"  {name_}: {why}")

@@ -354,6 +354,10 @@ def test_hold_keeps_the_base_value_where_the_closed_form_fits_another(tmp_path):
     assert held.fit.platform.bandwidth_gbps == 25.0
     assert held.fit.platform.latency_us == pytest.approx(50.0, rel=1e-3)
     assert held.fit.platform.provenance["network.bandwidth_gbps"].startswith("held at --base (--hold)")
+    # The report still shows what the closed form fitted, and that it was not written.
+    line = next(l for l in held.text.splitlines() if l.startswith("  network.bandwidth_gbps = "))
+    assert line.startswith("  network.bandwidth_gbps = 10") and \
+        line.endswith("; not written: held at --base's 25.0 (--hold)")
 
 
 def test_eager_threshold_is_recovered_from_the_rendezvous_jump(tmp_path):
