@@ -212,13 +212,13 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
             prov[k] = ("not determined: the data measured the intra-node path only; "
                        "placeholder 1.0, replace before simulating across nodes")
     p = p.replace(provenance=prov)
+    held_field = {FILE_KEYS[f]: f for f in held}
     if held:
         # --hold keeps --base's value: a closed-form fit above may have replaced it.
-        keys = {f: k for f, k in FILE_KEYS.items() if f in held}
         p = p.replace(**{f: getattr(base_platform, f) for f in held},
                       provenance={**p.provenance, **{k: f"held at --base (--hold): "
                                                      f"{base_platform.provenance.get(k, 'from --base ' + base)}"
-                                                     for k in keys.values()}})
+                                                     for k in held_field}})
     joint_lines: list[str] = []
     other = None
     if joint:
@@ -251,7 +251,6 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
         lines += joint_lines
         lines.append("closed-form fit (the joint fit's start; values above replace these):")
     lines.append("fitted:")
-    held_field = {FILE_KEYS[f]: f for f in held}
     for f in fit.fitted:
         # A held value the closed form also fitted: shown, but --base's is the one written.
         note = (f"; not written: held at --base's {getattr(p, held_field[f.key])} (--hold)"
