@@ -22,6 +22,7 @@ PROBES = ("arrival", "header", "post")
 # What moves the bytes (docs/model.md, "Transports"): SimGrid's max-min flow model, the
 # reference, or per-link FIFO queues (the star only; faster under contention).
 TRANSPORTS = ("flow", "queue")
+LIMITER_SCOPES = ("all", "rendezvous")
 NOISE_SCOPES = ("off", "message", "run")
 NOISE_DISTRIBUTIONS = ("lognormal", "empirical")
 
@@ -35,6 +36,7 @@ FILE_KEYS = {
     "bandwidth_gbps": "network.bandwidth_gbps",
     "backbone_gbps": "network.backbone_gbps",
     "limiter_gbps": "network.limiter_gbps",
+    "limiter_scope": "network.limiter_scope",
     "topology": "network.topology",
     "topology_parameters": "network.topology_parameters",
     "transport": "network.transport",
@@ -51,6 +53,7 @@ FILE_KEYS = {
     "oversubscribe": "nodes.oversubscribe",
     "bucket_gbps": "network.bucket_gbps",
     "bucket_burst_bytes": "network.bucket_burst_bytes",
+    "bucket_message_bytes": "network.bucket_message_bytes",
     "nic_message_us": "network.nic_message_us",
     "pacing_gbps": "network.pacing_gbps",
     "pacing_above_bytes": "network.pacing_above_bytes",
@@ -72,7 +75,7 @@ _POSITIVE_INTS = ("nodes", "cores")
 _POSITIVE = ("bandwidth_gbps", "intra_bandwidth_gbps")
 _NON_NEGATIVE = ("latency_us", "intra_latency_us", "send_overhead_us", "recv_overhead_us",
                  "per_byte_overhead_ns", "gap_us", "pass_us", "reduce_ns_per_byte", "bucket_gbps", "bucket_burst_bytes",
-                 "nic_message_us", "pacing_gbps", "noise_median_us", "noise_sigma", "rate_jitter")
+                 "bucket_message_bytes", "nic_message_us", "pacing_gbps", "noise_median_us", "noise_sigma", "rate_jitter")
 # Intra-node values left unset (None) follow the network's, also through replace().
 _FOLLOW_NETWORK = {"intra_latency_us": "latency_us", "intra_bandwidth_gbps": "bandwidth_gbps"}
 
@@ -102,6 +105,10 @@ class Platform:
     backbone_gbps: float = 0.0
     # One capacity per node for its sent + received bytes (SimGrid's limiter_link); 0: none.
     limiter_gbps: float = 0.0
+    # Which bytes it serves: "all" node-to-node bytes, or only those of messages above
+    # the eager threshold ("rendezvous": large two-way transfers lose rate behind a token
+    # bucket, small eager ones do not; docs/model.md).
+    limiter_scope: str = "all"
     topology: str = "star"
     topology_parameters: str = ""
     transport: str = "flow"
@@ -118,6 +125,8 @@ class Platform:
     oversubscribe: bool = False
     bucket_gbps: float = 0.0
     bucket_burst_bytes: float = 0.0
+    # What a message costs the bucket beyond its payload (headers, acknowledgements).
+    bucket_message_bytes: float = 0.0
     nic_message_us: float = 0.0
     pacing_gbps: float = 0.0
     pacing_above_bytes: int = 0
@@ -141,7 +150,8 @@ class Platform:
     source: str = field(default="", compare=False)
 
     def __post_init__(self):
-        for f in ("name", "description", "topology", "topology_parameters", "transport", "reception", "probe",
+        for f in ("name", "description", "topology", "topology_parameters", "transport", "limiter_scope",
+                  "reception", "probe",
                   "noise_scope", "noise_distribution"):
             _check_str(self, f)
         if not self.name.strip() or "\n" in self.name:
@@ -195,6 +205,8 @@ class Platform:
             self._fail("oversubscribe", f"must be true or false, got {self.oversubscribe!r}")
         if self.bucket_burst_bytes > 0 and self.bucket_gbps == 0:
             self._fail("bucket_burst_bytes", "needs network.bucket_gbps (the sustained rate)")
+        if self.bucket_message_bytes > 0 and self.bucket_gbps == 0:
+            self._fail("bucket_message_bytes", "needs network.bucket_gbps (the sustained rate)")
         _check_int(self, "pacing_above_bytes")
         if self.pacing_above_bytes < 0:
             self._fail("pacing_above_bytes", f"must be >= 0, got {self.pacing_above_bytes}")
@@ -218,6 +230,12 @@ class Platform:
         if self.transport == "queue" and self.topology != "star":
             self._fail("transport", f"\"queue\" runs on the star topology only, "
                                     f"network.topology is {self.topology!r}")
+        if self.limiter_scope not in LIMITER_SCOPES:
+            self._fail("limiter_scope", f"must be one of {', '.join(LIMITER_SCOPES)}, "
+                                        f"got {self.limiter_scope!r}")
+        if self.limiter_scope == "rendezvous" and self.eager_threshold_bytes is None:
+            self._fail("limiter_scope", "\"rendezvous\" needs host.eager_threshold_bytes "
+                                        "(no rendezvous without it)")
         if self.probe not in PROBES:
             self._fail("probe", f"must be one of {', '.join(PROBES)}, got {self.probe!r}")
         self._check_noise()
@@ -283,10 +301,10 @@ class Platform:
         """The engine's PlatformSpec as a dict (simulator/spec.hpp field names)."""
         spec = {f: self.effective(f) for f in (
             "name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps",
-            "limiter_gbps", "topology", "topology_parameters", "transport", "intra_latency_us", "intra_bandwidth_gbps",
+            "limiter_gbps", "limiter_scope", "topology", "topology_parameters", "transport", "intra_latency_us", "intra_bandwidth_gbps",
             "send_overhead_us", "recv_overhead_us", "per_byte_overhead_ns", "gap_us",
             "pass_us", "reduce_ns_per_byte", "reception", "oversubscribe", "bucket_gbps", "bucket_burst_bytes",
-            "nic_message_us", "pacing_gbps", "pacing_above_bytes", "rendezvous_first_bytes", "probe", "noise_scope", "noise_distribution", "noise_median_us",
+            "bucket_message_bytes", "nic_message_us", "pacing_gbps", "pacing_above_bytes", "rendezvous_first_bytes", "probe", "noise_scope", "noise_distribution", "noise_median_us",
             "noise_sigma", "rate_jitter", "nic_queue_bytes")}
         spec["eager_threshold_bytes"] = (-1 if self.eager_threshold_bytes is None
                                          else self.eager_threshold_bytes)

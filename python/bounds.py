@@ -74,6 +74,7 @@ BOUNDS: dict[str, Bound] = {
     # The model mechanisms (docs/model.md); 0 switches each off.
     "network.bucket_gbps": Bound("float", MIN_GBPS, MAX_GBPS, "Gbit/s", "0: no token bucket; else as bandwidth", zero=True),
     "network.bucket_burst_bytes": Bound("float", 1, 2**40, "bytes", "0: no burst; at most 1 TiB of tokens", zero=True),
+    "network.bucket_message_bytes": Bound("float", 1, 2**20, "bytes", "0: none; a message's headers, at most 1 MiB", zero=True),
     "network.pacing_gbps": Bound("float", MIN_GBPS, MAX_GBPS, "Gbit/s", "0: no pacing; else as bandwidth", zero=True),
     "network.pacing_above_bytes": Bound("int", 0, INT32_MAX, "bytes", "an MPI count is a C int"),
     "network.nic_message_us": Bound("float", MIN_TIME_US, MAX_TIME_US, "us", _TIME, zero=True),

@@ -43,10 +43,10 @@ void reject_unknown(const py::dict& d, std::initializer_list<const char*> known,
 PlatformSpec platform_from(const py::dict& d)
 {
   reject_unknown(d,
-                 {"name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps", "limiter_gbps", "topology",
+                 {"name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps", "limiter_gbps", "limiter_scope", "topology",
                   "topology_parameters", "intra_latency_us", "intra_bandwidth_gbps", "send_overhead_us",
                   "recv_overhead_us", "per_byte_overhead_ns", "gap_us", "pass_us", "reception", "bucket_gbps",
-                  "bucket_burst_bytes", "nic_message_us", "pacing_gbps", "pacing_above_bytes", "oversubscribe", "eager_threshold_bytes", "rendezvous_first_bytes", "probe", "transport",
+                  "bucket_burst_bytes", "bucket_message_bytes", "nic_message_us", "pacing_gbps", "pacing_above_bytes", "oversubscribe", "eager_threshold_bytes", "rendezvous_first_bytes", "probe", "transport",
                   "noise_scope", "noise_distribution", "noise_median_us", "noise_sigma", "noise_values_us",
                   "reduce_ns_per_byte", "rate_jitter", "nic_queue_bytes"},
                  "platform");
@@ -58,6 +58,14 @@ PlatformSpec platform_from(const py::dict& d)
   take(d, "bandwidth_gbps", p.bandwidth_gbps);
   take(d, "backbone_gbps", p.backbone_gbps);
   take(d, "limiter_gbps", p.limiter_gbps);
+  std::string limiter_scope = "all";
+  take(d, "limiter_scope", limiter_scope);
+  if (limiter_scope == "all")
+    p.limiter_scope = hopsim::LimiterScope::All;
+  else if (limiter_scope == "rendezvous")
+    p.limiter_scope = hopsim::LimiterScope::Rendezvous;
+  else
+    throw std::invalid_argument("limiter_scope must be all or rendezvous, not '" + limiter_scope + "'");
   take(d, "topology", p.topology);
   take(d, "topology_parameters", p.topology_parameters);
   take(d, "intra_latency_us", p.intra_latency_us);
@@ -78,6 +86,7 @@ PlatformSpec platform_from(const py::dict& d)
     throw std::invalid_argument("reception must be any-source or round-robin, not '" + reception + "'");
   take(d, "bucket_gbps", p.bucket_gbps);
   take(d, "bucket_burst_bytes", p.bucket_burst_bytes);
+  take(d, "bucket_message_bytes", p.bucket_message_bytes);
   take(d, "nic_message_us", p.nic_message_us);
   take(d, "pacing_gbps", p.pacing_gbps);
   take(d, "pacing_above_bytes", p.pacing_above_bytes);

@@ -100,6 +100,8 @@ void validate(const PlatformSpec& p, const WorkloadSpec& w)
   require(non_negative(p.bucket_gbps), "bucket_gbps must be zero (no token bucket) or positive");
   require(non_negative(p.bucket_burst_bytes), "bucket_burst_bytes must be zero or positive");
   require(p.bucket_gbps > 0 || p.bucket_burst_bytes == 0, "bucket_burst_bytes needs bucket_gbps");
+  require(non_negative(p.bucket_message_bytes), "bucket_message_bytes must be zero or positive");
+  require(p.bucket_gbps > 0 || p.bucket_message_bytes == 0, "bucket_message_bytes needs bucket_gbps");
   require(non_negative(p.nic_message_us), "nic_message_us must be zero or positive");
   require(non_negative(p.pacing_gbps), "pacing_gbps must be zero (no pacing) or positive");
   require(p.pacing_above_bytes >= 0, "pacing_above_bytes must be zero or positive");
@@ -225,7 +227,9 @@ std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& wor
     char name[] = "hopsim";
     char* argv[] = {name, nullptr};
     sg4::Engine e(&argc, argv);
-    configure_network_model(nodes_used + 1);  // a port actor per node and the driver
+    // A port actor per node (two with a rendezvous-only limiter) and the driver.
+    bool second_port = platform.limiter_gbps > 0 && platform.limiter_scope == LimiterScope::Rendezvous;
+    configure_network_model(nodes_used * (second_port ? 2 : 1) + 1);
     std::vector<sg4::Host*> all_nodes = build_platform(platform);
     std::vector<sg4::Host*> used(all_nodes.begin(), all_nodes.begin() + nodes_used);
     std::unique_ptr<Transport> transport = make_flow_transport(used);

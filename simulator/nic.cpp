@@ -49,6 +49,7 @@ NicStage::NicStage(const PlatformSpec& p, int nodes, uint64_t seed)
       jitter_rng_(stream_seed(seed, kJitterStream))
 {
   bucket_on_ = p.bucket_gbps > 0;
+  bucket_message_ = p.bucket_message_bytes;
   pace_ = bytes_per_second(p.pacing_gbps);
   pace_above_ = p.pacing_above_bytes;
   active_ = bucket_on_ || pace_ > 0 || message_s_ > 0 || noise_scope_ != NoiseScope::Off || jitter_ > 0;
@@ -109,7 +110,8 @@ double NicStage::egress(int node, double t, int64_t bytes, double* spread, doubl
   t = queued(d, t);
   double first = t, last = t + b / line_;
   if (bucket_on_) {
-    d.bucket.pass(t, b, &first, &last);
+    // A message's headers pass the bucket before (and beside) its payload.
+    d.bucket.pass(t, b + bucket_message_, &first, &last);
     hold(d, last, connection, now);
   }
   *rate = 0;
@@ -183,7 +185,7 @@ double NicStage::ingress(int node, double arrival, int64_t bytes, double spread,
     // The bytes came in over `spread`: a bucket that the sender's bucket already paced
     // adds nothing, while several senders converging on this node drain it.
     double first, last;
-    d.bucket.pass(arrival - spread, static_cast<double>(bytes), &first, &last);
+    d.bucket.pass(arrival - spread, static_cast<double>(bytes) + bucket_message_, &first, &last);
     hold(d, last, connection, now);
     t = std::max(arrival, last);
   }

@@ -102,6 +102,7 @@ private:
 
   bool active_ = false;
   bool bucket_on_ = false;
+  double bucket_message_ = 0;  // bytes each message costs the bucket beyond its payload
   double line_ = 0;
   double message_s_ = 0;
   double pace_ = 0;  // bytes per second; 0: no pacing

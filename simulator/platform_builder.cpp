@@ -60,12 +60,25 @@ std::vector<sg4::Host*> build_star(const PlatformSpec& spec)
                      ->seal();
     std::vector<sg4::LinkInRoute> up{{nic, sg4::LinkInRoute::Direction::UP}};
     std::vector<sg4::LinkInRoute> down{{nic, sg4::LinkInRoute::Direction::DOWN}};
+    std::vector<sg4::LinkInRoute> bulk_up = up, bulk_down = down;
     if (spec.limiter_gbps > 0) {
       // One shared link in both directions of the node's routes: its sent and received
       // bytes share one capacity (SimGrid's limiter_link), no latency of its own.
       auto* limiter = zone->create_link(node_name(i) + "-limiter", bytes_per_second(spec.limiter_gbps))->seal();
-      up.emplace_back(limiter);
-      down.emplace_back(limiter);
+      bulk_up.emplace_back(limiter);
+      bulk_down.emplace_back(limiter);
+      if (spec.limiter_scope == LimiterScope::All) {
+        up = bulk_up;
+        down = bulk_down;
+      } else {
+        // A route is per host pair: the transfers that cross the limiter leave from and
+        // arrive at the node's second host (bulk_host_name), whose routes hold it.
+        auto* bulk = zone->create_host(bulk_host_name(node_name(i)), kHostSpeed)->seal();
+        if (backbone)
+          bulk_up.emplace_back(backbone);
+        zone->add_route(bulk->get_netpoint(), nullptr, nullptr, nullptr, bulk_up, false);
+        zone->add_route(nullptr, bulk->get_netpoint(), nullptr, nullptr, bulk_down, false);
+      }
     }
     if (backbone)
       up.emplace_back(backbone);
@@ -136,6 +149,8 @@ std::vector<sg4::Host*> build_cluster_zone(const PlatformSpec& spec)
 }
 
 }  // namespace
+
+std::string bulk_host_name(const std::string& node) { return node + "-bulk"; }
 
 void configure_network_model(int actors)
 {

@@ -6,6 +6,7 @@
 #include "spec.hpp"
 
 #include <simgrid/s4u/Host.hpp>
+#include <string>
 #include <vector>
 
 namespace hopsim {
@@ -15,5 +16,10 @@ void configure_network_model(int actors);
 
 // One host per node, in node order.
 std::vector<simgrid::s4u::Host*> build_platform(const PlatformSpec& spec);
+
+// With limiter_scope rendezvous, each star node has a second host of this name: a
+// transfer between two of them crosses both nodes' limiters, one between the nodes'
+// own hosts does not (SimGrid routes per host pair).
+std::string bulk_host_name(const std::string& node);
 
 }  // namespace hopsim

@@ -43,7 +43,8 @@ Sim::Sim(const PlatformSpec& platform, const WorkloadSpec& workload, std::unique
     node_pass_s_[n] *= node_stretch_[n];
   }
   ordered_ = platform_.transport == TransportKind::Flow || platform_.noise_scope == NoiseScope::Message ||
-             platform_.rate_jitter > 0 || platform_.pacing_gbps > 0 || platform_.eager_threshold_bytes >= 0;
+             platform_.rate_jitter > 0 || platform_.pacing_gbps > 0 || platform_.eager_threshold_bytes >= 0 ||
+             (platform_.limiter_gbps > 0 && platform_.bucket_gbps > 0);
   ranks_.resize(workload.ranks);
   relays_.assign(workload.ranks, 0);
   if (platform_.reception == Reception::RoundRobin && overlay_)
@@ -421,6 +422,13 @@ int64_t Sim::wire_bytes(const Message& m) const
   return m.phase == kRequestToSend ? first : m.bytes - first;
 }
 
+bool Sim::through_limiter(const Message& m) const
+{
+  if (platform_.limiter_scope == LimiterScope::All)
+    return true;
+  return is_rendezvous(m) && m.phase != kClearToSend;
+}
+
 double Sim::stage(uint32_t id, int phase, int src, int dst, int64_t /*bytes*/, double t)
 {
   Message& m = pool_[id];
@@ -436,12 +444,30 @@ double Sim::stage(uint32_t id, int phase, int src, int dst, int64_t /*bytes*/, d
       release = nic_.control_egress(node_of(src), t, connection_key(src, dst), now_);
     else
       release = nic_.egress(node_of(src), t, wire_bytes(m), &m.spread, &m.rate, connection_key(src, dst), now_);
+    release = through_bucket_and_limiter(m, release);
   }
   if (release <= now_ && transport_->can_start_now())
     start_transfer(id);
   else
     schedule(release, Event::Start, id);
   return release;
+}
+
+// The NIC stage starts a transfer its bucket held back so that, moving at the line's
+// rate, its last byte leaves when the bucket lets it go. A limiter slower than the line
+// would then serve the bytes after the bucket instead of as it lets them out, and add
+// s/D to the bucket's time: a transfer that crosses a limiter starts with its first byte
+// instead, at the bucket's pace (docs/model.md, "Per-node limiter").
+double Sim::through_bucket_and_limiter(Message& m, double release)
+{
+  if (platform_.limiter_gbps <= 0 || m.rate > 0 || not through_limiter(m))
+    return release;
+  auto s = static_cast<double>(wire_bytes(m));
+  double at_line = s / (platform_.bandwidth_gbps * 1e9 / 8.0);
+  if (s <= 0 || m.spread <= at_line * (1 + 1e-12))
+    return release;
+  m.rate = s / m.spread;
+  return release - (m.spread - at_line);
 }
 
 bool Sim::copied_by_receiver(const Message& m) const

@@ -140,6 +140,8 @@ public:
   // The bytes the transfer in flight carries: the message, a rendezvous's first fragment
   // (with its request) or the rest (after the answer), none for the answer itself.
   int64_t wire_bytes(const Message& m) const;
+  // Whether the transfer in flight crosses its nodes' limiters (PlatformSpec::limiter_scope).
+  bool through_limiter(const Message& m) const;
   void release(uint32_t id) { pool_.release(id); }
   // Ends the simulation: no rank runs again.
   void finish();
@@ -187,6 +189,8 @@ private:
   void inject(uint32_t id);
   double stage(uint32_t id, int phase, int src, int dst, int64_t bytes, double t);
   bool is_rendezvous(const Message& m) const;
+  // A transfer through a bucket and a limiter: the date it starts, and its rate.
+  double through_bucket_and_limiter(Message& m, double release);
   // On-node rendezvous data: copied by its receiver in one synchronous call (serve).
   bool copied_by_receiver(const Message& m) const;
   void start_transfer(uint32_t id);

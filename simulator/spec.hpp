@@ -19,6 +19,11 @@ enum class Probe { Arrival, Header, Post };
 // (max-min fair sharing, the reference) or FIFO queues per link (the star only).
 enum class TransportKind { Flow, Queue };
 enum class NoiseScope { Off, Message, Run };
+// Which bytes a node's limiter serves: every node-to-node transfer's, or only those of
+// messages above the eager threshold (a rendezvous's first fragment and the rest; its
+// request and answer carry none): large two-way transfers lose rate to TCP's queueing
+// behind a token bucket where small eager ones do not (docs/model.md).
+enum class LimiterScope { All, Rendezvous };
 enum class NoiseDistribution { Lognormal, Empirical };
 
 struct PlatformSpec {
@@ -32,6 +37,7 @@ struct PlatformSpec {
   // One capacity per node shared by the bytes it sends and receives (SimGrid's cluster
   // limiter_link: a host whose in+out is below twice its NIC's rate); 0: none. Star only.
   double limiter_gbps = 0;
+  LimiterScope limiter_scope = LimiterScope::All;
   std::string topology = "star";  // star, fat-tree, torus, dragonfly
   TransportKind transport = TransportKind::Flow;
   std::string topology_parameters;  // SimGrid's zone parameter string for the last three
@@ -49,6 +55,9 @@ struct PlatformSpec {
   // Model mechanisms (docs/model.md), all off at their defaults.
   double bucket_gbps = 0;         // NIC token bucket's sustained rate per direction; 0: none
   double bucket_burst_bytes = 0;  // its depth
+  // What a message costs the bucket beyond its payload (its packets' headers, the
+  // acknowledgements that share the bucket): tokens and line time, per message.
+  double bucket_message_bytes = 0;
   double nic_message_us = 0;      // per-message service time of a node's NIC queue, per direction
   double pacing_gbps = 0;          // a connection's own rate (TCP pacing); 0: none
   int64_t pacing_above_bytes = 0;  // messages up to this size leave unpaced (one packet)

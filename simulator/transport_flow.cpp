@@ -4,6 +4,9 @@
 // transfers between per-node port actors: SimGrid 3.32 keeps host-to-host transfers
 // (which it marks detached) in one global list and removes each finished one by linear
 // search, O(transfers in flight) per message; a port's own list stays short.
+// With limiter_scope rendezvous each node has a second port, on its second host, for the
+// transfers that cross the limiters (platform_builder.hpp: bulk_host_name).
+#include "platform_builder.hpp"
 #include "rank_loop.hpp"
 #include "transport.hpp"
 
@@ -33,7 +36,13 @@ FlowTransport* current = nullptr;
 
 class FlowTransport : public Transport {
 public:
-  explicit FlowTransport(const std::vector<sg4::Host*>& node_hosts) : hosts_(node_hosts) {}
+  explicit FlowTransport(const std::vector<sg4::Host*>& node_hosts) : hosts_(node_hosts), nodes_(node_hosts.size())
+  {
+    for (size_t i = 0; i < nodes_; i++)
+      if (auto* bulk = sg4::Host::by_name_or_null(bulk_host_name(node_hosts[i]->get_name())))
+        hosts_.push_back(bulk);
+    bulk_ = hosts_.size() > nodes_;
+  }
 
   void run(Sim& sim) override
   {
@@ -67,8 +76,14 @@ public:
   void start(Sim& sim, uint32_t id, int src, int dst, int64_t bytes) override
   {
     // The source node's port posts it (a mailbox transfer starts from its sender's host).
-    Port& p = ports_[sim.node_of(src)];
-    p.outbox.push_back(Send{id, sim.node_of(dst), bytes, sim.message(id).rate});
+    int a = sim.node_of(src), b = sim.node_of(dst);
+    const Message& m = sim.message(id);
+    if (bulk_ && a != b && sim.through_limiter(m)) {
+      a += static_cast<int>(nodes_);
+      b += static_cast<int>(nodes_);
+    }
+    Port& p = ports_[a];
+    p.outbox.push_back(Send{id, b, bytes, m.rate});
     wake_port(p);
   }
 
@@ -203,7 +218,9 @@ private:
     }
   }
 
-  std::vector<sg4::Host*> hosts_;
+  std::vector<sg4::Host*> hosts_;  // the nodes' hosts, then their second hosts if any
+  size_t nodes_;
+  bool bulk_ = false;
   Sim* sim_ = nullptr;
   sg4::SemaphorePtr wake_;
   bool blocked_ = false;

@@ -14,7 +14,8 @@
 // sent or received, in the order their first byte reaches it (when the transfer starts
 // on the sender's NIC, when it starts on the receiver's), at its rate, and a transfer's
 // last byte passes no sooner than the limiter has served it. Each crossing is an event
-// at that date, so the order is the order of arrival.
+// at that date, so the order is the order of arrival. With limiter_scope rendezvous only
+// a rendezvous's transfers cross it (Sim::through_limiter).
 #include "rank_loop.hpp"
 #include "transport.hpp"
 
@@ -63,7 +64,7 @@ public:
     double start;
     m.wire_end = cross(up_[a], now, s, nic_, paced ? now + s / m.rate : 0, paced, &start);
     m.wire_start = start;
-    if (limiter_ > 0) {
+    if (limited(sim, m)) {
       m.link = kLimitUp;
       sim.schedule(start, Event::Transport, id);
       return;
@@ -104,7 +105,7 @@ public:
     double after = backbone_ > 0 ? latency_ / 2 : latency_;
     double start;
     double last = cross(down_[m.wire_dst], now, s, nic_, m.wire_end + after, paced, &start);
-    if (limiter_ > 0) {
+    if (limited(sim, m)) {
       m.wire_end = last;
       m.link = kLimitDown;
       sim.schedule(start, Event::Transport, id);
@@ -143,6 +144,8 @@ private:
     limit_[node] = std::max(now, limit_[node]) + s / limiter_;
     return limit_[node];
   }
+
+  bool limited(const Sim& sim, const Message& m) const { return limiter_ > 0 && sim.through_limiter(m); }
 
   double first_latency() const { return backbone_ > 0 ? latency_ / 2 : latency_; }
 

@@ -7,6 +7,7 @@ import pytest
 
 from hopsim import InputError, platforms
 from hopsim.platforms import Platform, parse_platform
+from hopsim.platforms.simgrid import check_expressible
 
 SPEC_HPP = Path(__file__).resolve().parents[1] / "simulator" / "spec.hpp"
 
@@ -189,6 +190,22 @@ def test_limiter_negative_rejected_zero_none_and_star_only():
     torus = text.format(1.5).replace("count = 2", "count = 4") + \
         'topology = "torus"\ntopology_parameters = "2,2"\n'
     rejects(torus, "network.limiter_gbps: runs on the star topology only")
+
+
+def test_limiter_scope_all_or_rendezvous_which_needs_an_eager_threshold():
+    text = MINIMAL.replace("bandwidth_gbps = 1.0", "bandwidth_gbps = 1.0\nlimiter_gbps = 1.5\n"
+                                                   "limiter_scope = {}")
+    assert parse(MINIMAL).limiter_scope == "all"
+    rejects(text.format('"eager"'), "network.limiter_scope: must be one of all, rendezvous, got 'eager'")
+    rejects(text.format('"rendezvous"'), "network.limiter_scope:", "needs host.eager_threshold_bytes")
+    p = parse(text.format('"rendezvous"') + "[host]\neager_threshold_bytes = 65480\n")
+    assert p.limiter_scope == "rendezvous"
+    assert p.to_engine_dict()["limiter_scope"] == "rendezvous"
+    # SimGrid's limiter_link binds every byte: a rendezvous-only limiter is not exported.
+    spec = dict(p.to_engine_dict(), eager_threshold_bytes=-1)  # not exported either
+    with pytest.raises(InputError, match="limiter_scope = 'rendezvous' has no SMPI equivalent"):
+        check_expressible(spec)
+    check_expressible(dict(spec, limiter_scope="all"))
 
 
 @pytest.mark.parametrize("old, new, fragment", [

@@ -97,6 +97,19 @@ TEST(TokenBucket, MessageLargerThanTheBurstFinishesAtTheSustainedRate)
   EXPECT_NEAR(fields(r, "latency_us")[0], 10 + 4000 / 100.0 + (10000 - 5000) / 25.0, 1e-9) << r;
 }
 
+TEST(TokenBucket, AMessagesHeadersCostTokensAndLineTime)
+{
+  PlatformSpec p = base();
+  p.bucket_gbps = 0.2;
+  p.bucket_burst_bytes = 4000;
+  p.bucket_message_bytes = 1000;
+  // As above with s + h = 11000 bytes through the bucket: 40 us at line rate (5000
+  // bytes), then 6000/r = 240 us; the payload's last byte leaves with the headers':
+  // 10 + 40 + 240 = 290 us (without h: 250). The round trip refills the bucket.
+  std::string r = pingpong(p, {10000}, 4);
+  EXPECT_NEAR(fields(r, "latency_us")[0], 10 + 4000 / 100.0 + (11000 - 5000) / 25.0, 1e-9) << r;
+}
+
 TEST(TokenBucket, ContinuousTrafficRunsAtTheSustainedRate)
 {
   PlatformSpec p = base();

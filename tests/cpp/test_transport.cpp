@@ -280,6 +280,50 @@ TEST(Limiter, ScalesWithTheNodeNotTheMachineUnlikeTheBackbone)
   EXPECT_NEAR(fields(f, "t_max_us")[0], 20 + 8 * 65536 / 187.5, 1e-6) << f;
 }
 
+TEST(Limiter, ScopeRendezvousBindsOnlyMessagesAboveTheEagerThreshold)
+{
+  // limiter_scope rendezvous: a message up to the eager threshold passes the limiter by,
+  // L + s/R; one above it crosses it, its request and answer first (one latency each,
+  // no bytes): 3L + s/min(R, D). R = 125, D = 62.5 bytes/us, L = 10.
+  PlatformSpec p = base();
+  p.limiter_gbps = 0.5;
+  p.eager_threshold_bytes = 8192;
+  p.limiter_scope = LimiterScope::Rendezvous;
+  for (TransportKind t : {TransportKind::Flow, TransportKind::Queue}) {
+    std::vector<double> lat = fields(run(p, pingpong({4096, 65536}, 3), t), "latency_us");
+    EXPECT_NEAR(lat[0], 10 + 4096 / 125.0, 1e-9);
+    EXPECT_NEAR(lat[1], 3 * 10 + 65536 / 62.5, 1e-6);
+  }
+  // Scope all: the eager message crosses it too.
+  p.limiter_scope = LimiterScope::All;
+  for (TransportKind t : {TransportKind::Flow, TransportKind::Queue})
+    EXPECT_NEAR(fields(run(p, pingpong({4096}, 3), t), "latency_us")[0], 10 + 4096 / 62.5, 1e-9);
+  // Both transports agree with a first fragment sent with the request, and on 2 ranks
+  // per node, where on-node rendezvous messages never cross it.
+  p.limiter_scope = LimiterScope::Rendezvous;
+  p.rendezvous_first_bytes = 4096;
+  expect_agreement(p, pingpong({4096, 65536}, 3));
+  expect_agreement(p, pingpong({65536}, 3, 2));
+}
+
+TEST(Limiter, ServesABucketsBytesAsTheyLeaveIt)
+{
+  // R = 125, r = 25, b = 4000, D = 62.5 bytes/us, L = 10 (test_model.cpp's
+  // MessageLargerThanTheBurstFinishesAtTheSustainedRate with a limiter between r and R):
+  // the bytes leave the bucket over 240 us, at r on average, below D: the limiter adds
+  // nothing, 10 + 40 + 200 = 250 us (served after the bucket, it would add s/D - s/R).
+  PlatformSpec p = base();
+  p.bucket_gbps = 0.2;
+  p.bucket_burst_bytes = 4000;
+  p.limiter_gbps = 0.5;
+  for (TransportKind t : {TransportKind::Flow, TransportKind::Queue})
+    EXPECT_NEAR(fields(run(p, pingpong({10000}, 4), t), "latency_us")[0], 250, 1e-6);
+  // A limiter below the bucket's pace binds: L + s/D from the first byte, 10 + 10000/12.5.
+  p.limiter_gbps = 0.1;
+  for (TransportKind t : {TransportKind::Flow, TransportKind::Queue})
+    EXPECT_NEAR(fields(run(p, pingpong({10000}, 4), t), "latency_us")[0], 10 + 10000 / 12.5, 1e-6);
+}
+
 TEST(Limiter, RunsOnTheStarOnly)
 {
   PlatformSpec p = base();
