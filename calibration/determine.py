@@ -31,8 +31,8 @@ class Determined:
 
 
 # Rates and costs whose 0 means a mechanism is off.
-SWITCHES = ("pacing_gbps", "bucket_gbps", "bucket_burst_bytes", "limiter_gbps", "backbone_gbps",
-            "nic_message_us", "gap_us")
+SWITCHES = ("pacing_gbps", "bucket_gbps", "bucket_burst_bytes", "bucket_message_bytes", "limiter_gbps",
+            "backbone_gbps", "nic_message_us", "gap_us")
 
 
 def _se_text(se: float) -> str:

@@ -41,7 +41,8 @@ from .validate import Case, simulate_cases
 # value the platform file refuses (tests/test_calibrate_joint.py checks each one).
 BOUNDS = {
     "latency_us": (MIN_TIME_US, 1e5), "bandwidth_gbps": (1e-4, 1e4), "pacing_gbps": (1e-4, 1e4),
-    "bucket_gbps": (1e-4, 1e4), "bucket_burst_bytes": (1.0, 1e9), "pass_us": (MIN_TIME_US, 1e4),
+    "bucket_gbps": (1e-4, 1e4), "bucket_burst_bytes": (1.0, 1e9),
+    "bucket_message_bytes": (1.0, 1e5), "pass_us": (MIN_TIME_US, 1e4),
     "nic_message_us": (MIN_TIME_US, 1e4), "intra_latency_us": (MIN_TIME_US, 1e5),
     "intra_bandwidth_gbps": (1e-3, 1e5), "limiter_gbps": (1e-4, 1e4), "backbone_gbps": (1e-4, 1e4),
     "gap_us": (MIN_TIME_US, 1e4),

@@ -1,9 +1,9 @@
 """Which mechanisms the data call for: each structural alternative fitted jointly, compared
 by BIC on the robust log residuals (calibration/joint.py).
 
-The mechanisms are decided one after the other (pacing, token bucket, shared capacity,
-per-node NIC cost, gap between a rank's sends, eager/rendezvous threshold, probe
-visibility, transport), each from the platform the previous decisions chose. An
+The mechanisms are decided one after the other (pacing, token bucket, its cost per
+message, shared capacity, per-node NIC cost, gap between a rank's sends, eager/rendezvous
+threshold, which bytes a per-node limiter serves, probe visibility, transport), each from the platform the previous decisions chose. An
 alternative wins when its BIC is at least BIC_MARGIN below every other one (Kass and
 Raftery's "strong" evidence); otherwise the mechanism is undecided and stays as --base
 has it (the fit of --base's alternative is kept).
@@ -196,6 +196,61 @@ def _bucket(p: Platform, base: Platform, cases):
     return [on, off], ("token bucket" if base.bucket_gbps > 0 else "no bucket")
 
 
+# A message's headers, as a start: Ethernet, IPv4 and TCP with timestamps (66 B), as many
+# again for the acknowledgement that shares the bucket on the way back.
+START_HEADER_BYTES = 132.0
+
+
+def _headers(p: Platform, base: Platform, cases):
+    """A bucket's cost per message beyond its payload (network.bucket_message_bytes: the
+    packets' headers). Small messages show it: a ping-pong of a few hundred bytes whose
+    round trip refills fewer tokens than a message takes drains the bucket after as many
+    round trips as its depth allows (how many the tool ran decides when), then runs at
+    twice the bucket's rate per message plus headers."""
+    if p.bucket_gbps <= 0 or not any(c.workload == "pingpong" and c.ranks > c.ranks_per_node
+                                     for c in cases):
+        return None
+    h0 = p.bucket_message_bytes if p.bucket_message_bytes > 0 else START_HEADER_BYTES
+    on = Alternative("headers", p.replace(bucket_message_bytes=h0), ["bucket_message_bytes"],
+                     nests="no headers")
+    off = Alternative("no headers", p.replace(bucket_message_bytes=0.0), [])
+    return [on, off], ("headers" if base.bucket_message_bytes > 0 else "no headers")
+
+
+EVERY_BYTE, RENDEZVOUS_ONLY, NO_LIMITER = "every byte", "rendezvous messages only", "no limiter"
+# The limiter serving rendezvous messages only also starts at these fractions of its rate
+# serving every byte: the same bytes of large messages then carry all of the slowdown.
+SCOPE_START_FACTORS = (0.8, 0.65)
+
+
+def _limiter_scope(p: Platform, base: Platform, cases):
+    """Which bytes a per-node limiter serves (network.limiter_scope): every node-to-node
+    byte, or only those of messages above the eager threshold. The both-ways cases with
+    eager messages tell them apart (IMB Exchange below the eager limit, latency_checker's
+    round trips): the limiter on every byte slows them, the other leaves them alone.
+    Where the shared capacity found none (a limiter on every byte would slow the eager
+    sizes that show no such thing), a limiter on rendezvous messages only against none,
+    its rate started as the shared capacity's is (and scanned)."""
+    loaded = _both_ways(cases)
+    if p.eager_threshold_bytes is None or p.backbone_gbps > 0 or not loaded:
+        return None
+    if p.limiter_gbps > 0:
+        every = Alternative(EVERY_BYTE, p.replace(limiter_scope="all"), ["limiter_gbps"])
+        rdv = Alternative(RENDEZVOUS_ONLY, p.replace(limiter_scope="rendezvous"), ["limiter_gbps"])
+        rdv.starts = [(f"started at limiter_gbps = {p.limiter_gbps * f:.4g}",
+                       rdv.platform.replace(limiter_gbps=float(f"{p.limiter_gbps * f:.6g}")))
+                      for f in SCOPE_START_FACTORS]
+        return [every, rdv], (RENDEZVOUS_ONLY if base.limiter_scope == "rendezvous" else EVERY_BYTE)
+    d0, _ = _capacity_start(p, loaded)
+    none = Alternative(NO_LIMITER, p, [])
+    rdv = Alternative(RENDEZVOUS_ONLY, p.replace(limiter_gbps=float(f"{d0:.6g}"), limiter_scope="rendezvous"),
+                      ["limiter_gbps"], nests=NO_LIMITER,
+                      scan=("limiter_gbps", tuple(float(f"{d0 * f:.6g}") for f in SCAN_FACTORS),
+                            {"limiter_scope": "rendezvous"}))
+    on = base.limiter_gbps > 0 and base.limiter_scope == "rendezvous"
+    return [none, rdv], (RENDEZVOUS_ONLY if on else NO_LIMITER)
+
+
 def _stream_gbps(cases) -> float | None:
     """osu_bw's streaming rate at its largest size (median over its files), Gbit/s: a
     window of messages back to back drains a token bucket that a ping-pong's pauses refill."""
@@ -234,18 +289,22 @@ def _nodes(c) -> int:
     return -(-c.ranks // c.ranks_per_node)
 
 
-def _shared(p: Platform, base: Platform, cases):
-    loaded = _both_ways(cases)
-    if not loaded:
-        return None
-    # Start: a node's in + out at the fitted one-way rate is 2r; the largest both-ways
-    # cases measured `slow` times what the current fit gives: start at 2r / slow.
+def _capacity_start(p: Platform, loaded) -> tuple[float, int]:
+    """(rate, nodes): a node's in + out at the fitted one-way rate is 2r; the largest
+    both-ways cases measured `slow` times what the current fit gives: start at 2r / slow.
+    nodes: how many the largest of them ran on."""
     r = min(x for x in (p.bandwidth_gbps, p.pacing_gbps, p.bucket_gbps) if x > 0)
     top = max(c.bytes for c in loaded)
     big = [c for c in loaded if c.bytes == top and c.simulated_us and c.simulated_us > 0]
     slow = float(np.median([c.measured_us / c.simulated_us for c in big])) if big else 1.0
-    d0 = 2 * r / max(slow, 1.0)
-    nodes = max(_nodes(c) for c in big) if big else 2
+    return 2 * r / max(slow, 1.0), (max(_nodes(c) for c in big) if big else 2)
+
+
+def _shared(p: Platform, base: Platform, cases):
+    loaded = _both_ways(cases)
+    if not loaded:
+        return None
+    d0, nodes = _capacity_start(p, loaded)
     none = Alternative("none", p.replace(limiter_gbps=0.0, backbone_gbps=0.0), [])
     lim = Alternative(LIMITER, p.replace(limiter_gbps=float(f"{d0:.6g}"), backbone_gbps=0.0),
                       ["limiter_gbps"], nests="none",
@@ -492,9 +551,10 @@ def _transport(p: Platform, base: Platform, cases):
 # The protocol last but for the probe and the transport: in the engine a handshake slows
 # a two-node exchange only where the directions share a capacity, and on small messages
 # it would stand in for a missing gap (docs/calibration.md).
-MECHANISMS = (("pacing", _pacing), ("token bucket", _bucket), ("shared capacity", _shared),
-              ("NIC message cost", _nic), ("gap between sends", _gap),
-              ("eager/rendezvous", _eager), ("probe visibility", _probe), ("transport", _transport))
+MECHANISMS = (("pacing", _pacing), ("token bucket", _bucket), ("bucket headers", _headers),
+              ("shared capacity", _shared), ("NIC message cost", _nic), ("gap between sends", _gap),
+              ("eager/rendezvous", _eager), ("limiter scope", _limiter_scope),
+              ("probe visibility", _probe), ("transport", _transport))
 
 
 def decide(start: Platform, base: Platform, cases, eager_candidate: int | None = None,
@@ -641,6 +701,8 @@ def _turned_off(alt: Alternative) -> set[str]:
         off.add("pacing_gbps")
     if p.bucket_gbps == 0:
         off |= {"bucket_gbps", "bucket_burst_bytes"}
+    if p.bucket_message_bytes == 0:
+        off.add("bucket_message_bytes")
     if p.nic_message_us == 0:
         off.add("nic_message_us")
     if p.limiter_gbps == 0:
@@ -655,9 +717,11 @@ def _turned_off(alt: Alternative) -> set[str]:
 def mechanism_keys(name: str) -> list[str]:
     fields = {"pacing": ["pacing_gbps", "pacing_above_bytes"],
               "token bucket": ["bucket_gbps", "bucket_burst_bytes"],
+              "bucket headers": ["bucket_message_bytes"],
               "shared capacity": ["limiter_gbps", "backbone_gbps"],
               "NIC message cost": ["nic_message_us"], "gap between sends": ["gap_us"],
               "eager/rendezvous": ["eager_threshold_bytes", "rendezvous_first_bytes", "rate_jitter"],
+              "limiter scope": ["limiter_scope", "limiter_gbps"],
               "probe visibility": ["probe"],
               "transport": ["transport"]}[name]
     return [key(f) for f in fields]

@@ -214,3 +214,31 @@ def test_without_the_scan_the_stopped_bucket_fit_stays_undecided(tmp_path, monke
     # the verdict says why it cannot be trusted (the control of the test above).
     d, _ = _bucket_decision(tmp_path, monkeypatch, (1.0,))
     assert d.undecided and "did not reach its optimum" in d.line(), d.line()
+
+
+# A limiter that serves rendezvous messages only (network.limiter_scope): the 2-node
+# exchange's eager sizes (16 and 32 kB) run at the NICs' 2s/R under it and at 4s/D under
+# a limiter on every byte, 43% slower; its rendezvous sizes take 4s/D under both.
+EAGER = 65480
+SCOPE_EX_SIZES = [0, 1000, 16000, 32000, 100000, 400000, 1000000]
+
+
+@pytest.mark.parametrize("scope, expected", [("rendezvous", "rendezvous messages only"),
+                                             ("all", "every byte")])
+def test_the_limiters_scope_is_decided_by_the_exchanges_eager_sizes(tmp_path, scope, expected):
+    truth = PLAIN.replace(name="scoped", limiter_gbps=1.4, limiter_scope=scope,
+                          eager_threshold_bytes=EAGER)
+    paths = [_write(tmp_path, "pp.json", truth, "pingpong", ranks=2, sizes=PP_SIZES, iterations=3),
+             _write(tmp_path, "ex.json", truth, "exchange", ranks=2, sizes=SCOPE_EX_SIZES,
+                    repetitions=3)]
+    cases = cases_of([m for f in paths for m in parse_file(f)])[0]
+    # The threshold comes with --base: under a limiter on rendezvous messages only, a
+    # rendezvous without the limiter explains the large sizes no better than none (the
+    # eager/rendezvous decision, before the scope's, stays undecided, left as --base's).
+    base = PLAIN.replace(eager_threshold_bytes=EAGER)
+    sf = decide(base, base, cases, cap=None, eager_limit=EAGER)
+    d = next(d for d in sf.decisions if d.mechanism == "limiter scope")
+    assert not d.undecided, d.line()
+    assert d.chosen == expected, d.line()
+    assert sf.fit.platform.limiter_scope == scope
+    assert sf.fit.platform.limiter_gbps == pytest.approx(1.4, rel=0.05)
