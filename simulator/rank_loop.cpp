@@ -44,7 +44,7 @@ Sim::Sim(const PlatformSpec& platform, const WorkloadSpec& workload, std::unique
   }
   ordered_ = platform_.transport == TransportKind::Flow || platform_.noise_scope == NoiseScope::Message ||
              platform_.rate_jitter > 0 || platform_.pacing_gbps > 0 || platform_.eager_threshold_bytes >= 0 ||
-             (platform_.limiter_gbps > 0 && platform_.bucket_gbps > 0);
+             ((platform_.limiter_gbps > 0 || platform_.backbone_gbps > 0) && platform_.bucket_gbps > 0);
   ranks_.resize(workload.ranks);
   relays_.assign(workload.ranks, 0);
   if (platform_.reception == Reception::RoundRobin && overlay_)
@@ -454,13 +454,14 @@ double Sim::stage(uint32_t id, int phase, int src, int dst, int64_t /*bytes*/, d
 }
 
 // The NIC stage starts a transfer its bucket held back so that, moving at the line's
-// rate, its last byte leaves when the bucket lets it go. A limiter slower than the line
-// would then serve the bytes after the bucket instead of as it lets them out, and add
-// s/D to the bucket's time: a transfer that crosses a limiter starts with its first byte
-// instead, at the bucket's pace (docs/model.md, "Per-node limiter").
+// rate, its last byte leaves when the bucket lets it go. A limiter or a backbone slower
+// than the line would then serve the bytes after the bucket instead of as it lets them
+// out, and add s/D to the bucket's time: a transfer that crosses one starts with its
+// first byte instead, at the bucket's pace (docs/model.md, "Per-node limiter").
 double Sim::through_bucket_and_limiter(Message& m, double release)
 {
-  if (platform_.limiter_gbps <= 0 || m.rate > 0 || not through_limiter(m))
+  bool limited = platform_.limiter_gbps > 0 && through_limiter(m);
+  if (m.rate > 0 || not(limited || platform_.backbone_gbps > 0))
     return release;
   auto s = static_cast<double>(wire_bytes(m));
   double at_line = s / (platform_.bandwidth_gbps * 1e9 / 8.0);

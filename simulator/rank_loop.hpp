@@ -189,7 +189,7 @@ private:
   void inject(uint32_t id);
   double stage(uint32_t id, int phase, int src, int dst, int64_t bytes, double t);
   bool is_rendezvous(const Message& m) const;
-  // A transfer through a bucket and a limiter: the date it starts, and its rate.
+  // A transfer through a bucket and a limiter or backbone: the date it starts, its rate.
   double through_bucket_and_limiter(Message& m, double release);
   // On-node rendezvous data: copied by its receiver in one synchronous call (serve).
   bool copied_by_receiver(const Message& m) const;

@@ -322,6 +322,11 @@ TEST(Limiter, ServesABucketsBytesAsTheyLeaveIt)
   p.limiter_gbps = 0.1;
   for (TransportKind t : {TransportKind::Flow, TransportKind::Queue})
     EXPECT_NEAR(fields(run(p, pingpong({10000}, 4), t), "latency_us")[0], 10 + 10000 / 12.5, 1e-6);
+  // A backbone at the same rates alike: on 2 nodes the two forms carry the same bytes.
+  p.limiter_gbps = 0;
+  p.backbone_gbps = 0.5;
+  for (TransportKind t : {TransportKind::Flow, TransportKind::Queue})
+    EXPECT_NEAR(fields(run(p, pingpong({10000}, 4), t), "latency_us")[0], 250, 1e-6);
 }
 
 TEST(Limiter, RunsOnTheStarOnly)
