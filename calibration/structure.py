@@ -3,9 +3,9 @@ by BIC on the robust log residuals (calibration/joint.py).
 
 The mechanisms are decided one after the other (pacing, token bucket, its cost per
 message, shared capacity, per-node NIC cost, gap between a rank's sends, eager/rendezvous
-threshold, which bytes a per-node limiter serves, probe visibility, transport), each from the platform the previous decisions chose. An
-alternative wins when its BIC is at least BIC_MARGIN below every other one (Kass and
-Raftery's "strong" evidence); otherwise the mechanism is undecided and stays as --base
+threshold, which bytes a per-node limiter serves, probe visibility, transport), each
+from the platform the previous decisions chose. An alternative wins when its BIC is at
+least BIC_MARGIN below every other one (Kass and Raftery's "strong" evidence); otherwise the mechanism is undecided and stays as --base
 has it (the fit of --base's alternative is kept).
 
 An alternative that holds another as a limit (a shared capacity or a bucket's rate without
