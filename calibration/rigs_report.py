@@ -6,6 +6,7 @@ Called by `python -m hopsim.calibration.rigs --baseline` (calibration/rigs.py).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shlex
@@ -75,18 +76,37 @@ def fit_arg(case, path: Path) -> str:
 def _calibrate(fit: Path, files: list, base: Path, closed_form: bool = False,
                eager_limit: int | None = None) -> str:
     """`hopsim calibrate FILES --base BASE --nodes 4 --out FIT`, its report beside FIT as
-    .txt; the command as a user types it. A fit newer than its files, base and report is
-    kept (the joint fit takes minutes; delete FIT to redo it)."""
+    .txt; the command as a user types it. A fit made by the same command from the same
+    contents of its files and base is kept (the joint fit takes minutes; delete FIT to
+    redo it): FIT.sha256 holds the digest it was made from (see _digest)."""
     cmd = _hopsim("calibrate", *files, "--base", base, "--nodes", 4, "--out", fit,
                   *(["--closed-form"] if closed_form else []),
                   *(["--eager-limit", eager_limit] if eager_limit is not None else []))
-    report, shown = fit.with_suffix(".txt"), _show(cmd)
+    report, shown, stamp = fit.with_suffix(".txt"), _show(cmd), fit.with_suffix(".sha256")
     inputs = [Path(split_arg(f)[0]) for f in files] + [base]
-    if not (fit.is_file() and report.is_file()
-            and fit.read_text().startswith(f"# Written by: {shown}\n")
-            and all(f.stat().st_mtime < fit.stat().st_mtime for f in inputs)):
+    digest = _digest(shown, inputs)
+    made = fit.is_file() and report.is_file() and fit.read_text().startswith(f"# Written by: {shown}\n")
+    if made and stamp.is_file():
+        made = stamp.read_text().split()[0] == digest
+    elif made:
+        # A fit from before the digests: its date is all there is to go by.
+        made = all(f.stat().st_mtime < fit.stat().st_mtime for f in inputs)
+    if not made:
         report.write_text(_run(cmd).stdout)
+    stamp.write_text(f"{digest} sha256 of the command and the contents of its {len(inputs)} files\n")
     return shown
+
+
+def _digest(command: str, paths: list[Path]) -> str:
+    """sha256 over a command and the contents of its files, in order: what a result was made
+    from. File dates would do in a working copy, but a fresh clone gives every file the
+    same date, which would redo every fit (16-30 minutes a rig)."""
+    h = hashlib.sha256(command.encode())
+    for path in paths:
+        data = path.read_bytes()
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()
 
 
 def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
@@ -96,9 +116,14 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
     out = root / rig.name
     done = out / "baseline.json"
     data = [f for _, f in files_of(out, 2, trials) + files_of(out, 4, trials)]
-    if done.is_file() and all(f.stat().st_mtime < done.stat().st_mtime for f in data):
-        kept = json.loads(done.read_text())  # no file changed since: delete it to redo
-        if kept.get("closed_form", False) == closed_form and kept.get("machine_cores") == cores:
+    # What the report is made from besides the code: the measurements, and the fits as
+    # they are now (one refitted by hand redoes the report; a stale one is refitted below).
+    made_from = _digest("baseline", data + sorted(out.glob("baseline-fit*.toml")))
+    if done.is_file():
+        kept = json.loads(done.read_text())  # nothing changed since: delete it to redo
+        fresh = (kept["inputs_sha256"] == made_from if "inputs_sha256" in kept
+                 else all(f.stat().st_mtime < done.stat().st_mtime for f in data))
+        if fresh and kept.get("closed_form", False) == closed_form and kept.get("machine_cores") == cores:
             return kept
     base = root / "base-shm.toml"
     commands = []
@@ -271,6 +296,7 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
                                              if r["median_abs_error_pct_counted"] is not None])
     result["worst_imb_file_from_64KiB_pct"] = _max([r["median_abs_error_pct_from_64KiB"] for r in rows
                                                    if r["median_abs_error_pct_from_64KiB"] is not None])
+    result["inputs_sha256"] = _digest("baseline", data + sorted(out.glob("baseline-fit*.toml")))
     done.write_text(json.dumps(result, indent=1) + "\n")
     return result
 

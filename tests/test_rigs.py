@@ -2,6 +2,7 @@
 name prefix (live/cluster.py). The live part needs root and namespaces."""
 import json
 import os
+import time
 import shutil
 import subprocess
 import sys
@@ -162,7 +163,7 @@ def test_other_form_puts_the_fitted_capacity_in_the_other_place_at_the_same_rate
 
 
 
-def test_a_fit_is_kept_while_newer_than_its_files_and_made_by_the_same_command(tmp_path, monkeypatch):
+def test_a_fit_is_kept_while_its_files_and_command_are_the_same(tmp_path, monkeypatch):
     from hopsim.calibration import rigs_report
 
     data, base, fit = tmp_path / "pp.txt", tmp_path / "base.toml", tmp_path / "fit.toml"
@@ -187,7 +188,17 @@ def test_a_fit_is_kept_while_newer_than_its_files_and_made_by_the_same_command(t
     assert len(ran) == 2                       # another command
     os.utime(data, (fit.stat().st_mtime + 5,) * 2)
     rigs_report._calibrate(fit, [data], base, closed_form=True)
-    assert len(ran) == 3                       # a file changed since
+    assert len(ran) == 2                       # a newer date, as a fresh clone gives: kept
+    data.write_text("y\n")
+    rigs_report._calibrate(fit, [data], base, closed_form=True)
+    assert len(ran) == 3                       # a file's contents changed
+    base.write_text("y\n")
+    rigs_report._calibrate(fit, [data], base, closed_form=True)
+    assert len(ran) == 4                       # the base's
+    fit.with_suffix(".sha256").unlink()        # a fit from before the digests: its date decides
+    os.utime(fit, (data.stat().st_mtime + 5,) * 2)
+    rigs_report._calibrate(fit, [data], base, closed_form=True)
+    assert len(ran) == 4 and fit.with_suffix(".sha256").is_file()
 
 
 def _fake_probes(calls, fail_after=None):
@@ -342,6 +353,18 @@ def test_two_ranks_per_host_files_are_predicted_with_their_placement(tmp_path, m
     assert rows["imb-exchange-2x2-node-t1.txt"]["median_abs_error_pct_counted"] == 60.0
     assert rows["imb-exchange-2x2-node-t1.txt"]["max_abs_error_pct"] == 90.0
     assert result["median_over_two_host_placed_files_pct"] == 40.0
+    # Kept while the measurements and the fits are the same, whatever their dates.
+    for c in two + four:
+        os.utime(out / c.file(1), (time.time() + 60,) * 2)
+    runs = len(validated)
+    kept = rigs_report.baseline(tmp_path, rig, 1, cores=2)
+    assert kept["inputs_sha256"] == result["inputs_sha256"] and len(validated) == runs
+    (out / "baseline-fit.toml").write_text((out / "baseline-fit.toml").read_text() + "\n")
+    rigs_report.baseline(tmp_path, rig, 1, cores=2)
+    assert len(validated) == 2 * runs          # a fit changed by hand: the report is redone
+    (out / four[0].file(1)).write_text("y\n")
+    rigs_report.baseline(tmp_path, rig, 1, cores=2)
+    assert len(validated) == 3 * runs          # a measurement changed
 
 
 def test_same_traffic_divides_the_medians_of_the_trials_live_and_on_the_model(tmp_path):
