@@ -7,8 +7,9 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..platforms.platform import FILE_KEYS, Platform
@@ -34,6 +35,30 @@ class CalibrationResult:
     text: str
     simulated: dict[int, float]
     holdout: object = None        # holdout.HoldoutTable when files were held out
+    # (slug, platform file text) for each mechanism the files leave undecided: the fit
+    # with the runner-up in place (calibrate writes them beside --out).
+    alternatives: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Undecided:
+    """A mechanism the fitted files leave undecided: the platform has `chosen` (--base's
+    alternative, or the shared capacity's form written); `other` is the runner-up, whose
+    own joint fit set `changes` (field -> value). Both fit the files alike; what they
+    predict elsewhere may differ, so either held-out files decide (--holdout) or both
+    are written."""
+    mechanism: str
+    chosen: str
+    other: str
+    changes: tuple            # ((field, value), ...)
+    verdict: str              # the decision's line in the report
+
+    @property
+    def slug(self) -> str:
+        return re.sub(r"[^a-z0-9]+", "-", self.mechanism.lower().replace("'s", "")).strip("-")
+
+    def on(self, p: Platform) -> Platform:
+        return p.replace(**dict(self.changes))
 
 
 def _nodes_needed(m) -> int:
@@ -125,21 +150,40 @@ def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node,
     prov = dict(p.provenance)
     prov.update(d.provenance)
     fitted = fitted.replace(provenance=prov)
-    return fitted, d.lines, _other_form(fitted, sf)
+    return fitted, d.lines, undecided(fitted, sf)
 
 
-def _other_form(fitted: Platform, sf) -> Platform | None:
-    """When the shared capacity's form is undecided: the fitted platform with the other
-    form in its place, at the value the other form's own joint fit gave."""
-    from .structure import BACKBONE, LIMITER
+def undecided(fitted: Platform, sf) -> list[Undecided]:
+    """Each decision the files leave open whose runner-up would write other values: the
+    shared capacity's form (the other form at the value its own joint fit gave), and
+    every mechanism left as --base has it (the lowest-BIC alternative of the others)."""
+    from .structure import BACKBONE, LIMITER, MECHANISM_FIELDS
 
-    d = next((d for d in sf.decisions if d.form_undecided), None)
-    if d is None:
-        return None
-    fits = dict(d.fits)
-    if d.chosen == LIMITER:
-        return fitted.replace(limiter_gbps=0.0, backbone_gbps=fits[BACKBONE].platform.backbone_gbps)
-    return fitted.replace(backbone_gbps=0.0, limiter_gbps=fits[LIMITER].platform.limiter_gbps)
+    out = []
+    for d in sf.decisions:
+        fits = dict(d.fits)
+        if d.form_undecided:
+            other = BACKBONE if d.chosen == LIMITER else LIMITER
+            changes = ((("limiter_gbps", 0.0), ("backbone_gbps", fits[BACKBONE].platform.backbone_gbps))
+                       if other == BACKBONE else
+                       (("backbone_gbps", 0.0), ("limiter_gbps", fits[LIMITER].platform.limiter_gbps)))
+            out.append(Undecided("shared capacity's form", d.chosen, other, changes, d.line()))
+            continue
+        if not d.undecided or len(d.fits) < 2:
+            continue
+        others = sorted((d.bics.get(label, j.bic), label) for label, j in d.fits if label != d.chosen)
+        label = others[0][1]
+        changes = tuple((f, getattr(fits[label].platform, f)) for f in MECHANISM_FIELDS[d.mechanism]
+                        if getattr(fits[label].platform, f) != getattr(fitted, f))
+        if not changes:
+            continue
+        u = Undecided(d.mechanism, d.chosen, label, changes, d.line())
+        try:
+            u.on(fitted)
+        except InputError:
+            continue    # needs what a later decision turned off: no platform to write
+        out.append(u)
+    return out
 
 
 def _form(p: Platform) -> str:
@@ -147,19 +191,47 @@ def _form(p: Platform) -> str:
             f"backbone {p.backbone_gbps} Gbit/s")
 
 
-def _form_by_holdout(p: Platform, other: Platform, holdout, ranks_per_node, placement):
-    """The shared capacity's form, undecided by the fitted files, decided by the held-out
-    ones: the form whose median |error| over the held-out files is lower (both printed)."""
+def _by_holdout(p: Platform, open_: list[Undecided], holdout, ranks_per_node, placement):
+    """Each decision the fitted files left open, decided by the held-out ones, in the
+    order the fit decided them: the alternative whose median |error| over the held-out
+    files is lower (both printed; a tie keeps what the fit wrote)."""
     from .holdout import predict
 
-    a = predict(p, holdout, ranks_per_node, placement=placement).median_over_files()
-    b = predict(other, holdout, ranks_per_node, placement=placement).median_over_files()
-    win, lose = (p, other) if a <= b else (other, p)
-    line = (f"shared capacity's form by held-out error: {_form(p)} {a:.1f}% vs {_form(other)} "
-            f"{b:.1f}% (median |error| over the held-out files): {_form(win)}")
-    keys = ("network.limiter_gbps", "network.backbone_gbps")
-    prov = {**win.provenance, **{k: f"{win.provenance.get(k, '')}; {line}" for k in keys}}
-    return win.replace(provenance=prov), ["  " + line]
+    def error(q):
+        return predict(q, holdout, ranks_per_node, placement=placement).median_over_files()
+
+    lines, a = [], None
+    for u in open_:
+        other = u.on(p)
+        a = error(p) if a is None else a
+        b = error(other)
+        if u.mechanism == "shared capacity's form":
+            names = (_form(p), _form(other))
+        else:
+            names = (u.chosen, u.other)
+        win = names[0] if a <= b else names[1]
+        line = (f"{u.mechanism} by held-out error: {names[0]} {a:.1f}% vs {names[1]} {b:.1f}% "
+                f"(median |error| over the held-out files): {win}")
+        if b < a:
+            p, a = other, b
+        keys = [FILE_KEYS[f] for f, _ in u.changes]
+        p = p.replace(provenance={**p.provenance,
+                                  **{k: f"{p.provenance.get(k, '')}; {line}" for k in keys}})
+        lines.append("  " + line)
+    return p, lines
+
+
+def _alternative_toml(p: Platform, u: Undecided, argv) -> str:
+    """The fitted platform with the runner-up of a decision the files left open."""
+    line = (f"the fitted platform written beside this file, with {u.mechanism} as {u.other} "
+            f"instead of {u.chosen}: the files leave it undecided ({u.verdict})")
+    q = u.on(p)
+    q = q.replace(provenance={**q.provenance,
+                              **{FILE_KEYS[f]: f"undecided alternative: {line}" for f, _ in u.changes}})
+    header = ["Written by: hopsim " + " ".join(shlex.quote(a) for a in (argv or [])),
+              f"This is {line}.",
+              "Both fit the files alike: simulate with both to see what the choice changes."]
+    return platform_toml(q, header)
 
 
 def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="calibrated",
@@ -220,17 +292,23 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
                                                      f"{base_platform.provenance.get(k, 'from --base ' + base)}"
                                                      for k in held_field}})
     joint_lines: list[str] = []
-    other = None
+    open_: list[Undecided] = []
     if joint:
         eager = p.eager_threshold_bytes if "host.eager_threshold_bytes" in fitted_keys else None
-        p, joint_lines, other = _joint(p, measurements, base_platform, base, ranks_per_node, cap,
+        p, joint_lines, open_ = _joint(p, measurements, base_platform, base, ranks_per_node, cap,
                                        progress, eager, trial_offsets(fit.data.pingpong), held,
                                        eager_limit, eager_limit_from)
         if held:
             joint_lines.insert(1, "held at --base (--hold): " + ", ".join(hold))
-    if other is not None and holdout:
-        p, form_lines = _form_by_holdout(p, other, holdout, ranks_per_node, placement)
-        joint_lines += form_lines
+    if open_ and holdout:
+        p, decided_lines = _by_holdout(p, open_, holdout, ranks_per_node, placement)
+        joint_lines += decided_lines
+        open_ = []
+    if open_:
+        joint_lines.append("undecided by these files, each runner-up written beside --out (the "
+                           "fit with it in place; --holdout files on other runs would decide):")
+        joint_lines += [f"  {u.slug}: {u.mechanism} as {u.other} instead of {u.chosen}"
+                        for u in open_]
     fit.platform = p
 
     # Residual per size and per round-trip case, from the engine on the fitted platform.
@@ -308,4 +386,6 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
     header = ["Written by: hopsim " + " ".join(shlex.quote(a) for a in (argv or [])),
               "Every value's origin is in [provenance]. The fit's report:", ""] + \
              [l for l in lines]
-    return CalibrationResult(fit, platform_toml(p, header), xml, flags, text, simulated, table)
+    alternatives = [(u.slug, _alternative_toml(p, u, argv)) for u in open_]
+    return CalibrationResult(fit, platform_toml(p, header), xml, flags, text, simulated, table,
+                             alternatives)

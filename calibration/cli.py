@@ -225,12 +225,26 @@ def _calibrate(args, out, name, files, made) -> None:
         outputs.text(toml, result.toml)
         outputs.text(xml, result.simgrid_xml)
         outputs.text(cfg, result.smpi_flags)
+        alternatives = [alternative_path(out, slug) for slug, _ in result.alternatives]
+        for path, (_, text) in zip(alternatives, result.alternatives):
+            outputs.text(outputs.file(path, "--out (an undecided alternative beside it)"), text)
         if plot is not None:
             outputs.write(plot, lambda tmp: plots.fit_plot(result.fit, result.simulated, tmp))
+    for stale in out.parent.glob(f"{out.stem}.undecided-*{out.suffix or '.toml'}"):
+        # An earlier fit's runner-up that this fit decided (or no longer weighs) would
+        # read as this fit's.
+        if stale not in alternatives and stale.read_text(errors="replace").startswith("# Written by: hopsim"):
+            stale.unlink()
     sys.stdout.write(result.text)
     sys.stdout.write(f"wrote {out}, {out.with_suffix('.xml')} (SimGrid platform) and "
                      f"{out.with_suffix(SMPI_SUFFIX)} (SMPI --cfg flags)"
-                     + (f", {args.plot}" if args.plot else "") + "\n")
+                     + (f", {args.plot}" if args.plot else "")
+                     + "".join(f", {a}" for a in alternatives) + "\n")
+
+
+def alternative_path(out: Path, slug: str) -> Path:
+    """Where the fit with the runner-up of an undecided mechanism goes: beside --out."""
+    return out.with_name(f"{out.stem}.undecided-{slug}{out.suffix or '.toml'}")
 
 
 def eager_limit_of(args, environ) -> dict:

@@ -50,6 +50,8 @@ LARGE = 65536
 # The campaign's probe that decides the shared capacity's form, measured on 3 hosts
 # (python -m hopsim.calibration.rigs --campaign): its file, under the rig's folder.
 ALLTOALL = Path("campaign-3hosts/alltoall-pairwise-3x1/result.json")
+# The result keys of a runner-up the main fit left open: UNDECIDED + its slug.
+UNDECIDED = "_undecided_"
 
 
 def _median(values):
@@ -197,6 +199,10 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
         variants["_other_form"] = fit_other
         commands.append(f"(baseline-fit-other-form.toml: baseline-fit.toml with {form})")
     variants.update(extra)
+    for alt in sorted(out.glob("baseline-fit.undecided-*.toml")):
+        # What the main fit left open, its runner-up in place (calibrate writes them).
+        variants[UNDECIDED + alt.stem.split(".undecided-")[1].replace("-", "_")] = alt
+        commands.append(f"({alt.name}: written by the fit beside baseline-fit.toml)")
     rows = []
     # The 4-host files only: validating the fitted files themselves costs minutes (NetPIPE's
     # and IMB's own repetition counts on a token bucket) and predicts nothing. Each group
@@ -292,6 +298,10 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
         result[f"median_over_imb_files_from_64KiB_pct{suffix}"] = _median(
             [r[f"median_abs_error_pct_from_64KiB{suffix}"] for r in rows
              if r[f"median_abs_error_pct_from_64KiB{suffix}"] is not None])
+        if suffix.startswith(UNDECIDED):
+            result[f"worst_counted_file_pct{suffix}"] = _max(
+                [r[f"median_abs_error_pct_counted{suffix}"] for r in rows
+                 if r[f"median_abs_error_pct_counted{suffix}"] is not None])
     result["worst_counted_file_pct"] = _max([r["median_abs_error_pct_counted"] for r in rows
                                              if r["median_abs_error_pct_counted"] is not None])
     result["worst_imb_file_from_64KiB_pct"] = _max([r["median_abs_error_pct_from_64KiB"] for r in rows
@@ -532,6 +542,13 @@ def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = F
                       f"failed, and is left out: `{error}`", ""]
         if result.get("shared_capacity"):
             lines += ["The fit's decision: `" + result["shared_capacity"] + "`", ""]
+        for key in sorted(k for k in result if k.startswith("median_over_counted_files_pct" + UNDECIDED)):
+            suffix = key[len("median_over_counted_files_pct"):]
+            slug = suffix[len(UNDECIDED):].replace("_", "-")
+            lines += [f"Left open by the 2-host files, its runner-up in place "
+                      f"(`baseline-fit.undecided-{slug}.toml`, written by the fit): counted, "
+                      f"median over files **{_fmt(result[key])}%** (worst file "
+                      f"{_fmt(result.get('worst_counted_file_pct' + suffix))}%)", ""]
         if result.get("shared_capacity_alltoall"):
             lines += ["With the 3-host alltoall: `" + result["shared_capacity_alltoall"] + "`", ""]
         if result.get("shared_capacity_campaign"):

@@ -714,14 +714,18 @@ def _turned_off(alt: Alternative) -> set[str]:
     return off
 
 
+# The platform fields each mechanism's alternatives set.
+MECHANISM_FIELDS = {"pacing": ("pacing_gbps", "pacing_above_bytes"),
+                    "token bucket": ("bucket_gbps", "bucket_burst_bytes"),
+                    "bucket headers": ("bucket_message_bytes",),
+                    "shared capacity": ("limiter_gbps", "backbone_gbps"),
+                    "NIC message cost": ("nic_message_us",), "gap between sends": ("gap_us",),
+                    "eager/rendezvous": ("eager_threshold_bytes", "rendezvous_first_bytes",
+                                         "rate_jitter"),
+                    "limiter scope": ("limiter_scope", "limiter_gbps"),
+                    "probe visibility": ("probe",),
+                    "transport": ("transport",)}
+
+
 def mechanism_keys(name: str) -> list[str]:
-    fields = {"pacing": ["pacing_gbps", "pacing_above_bytes"],
-              "token bucket": ["bucket_gbps", "bucket_burst_bytes"],
-              "bucket headers": ["bucket_message_bytes"],
-              "shared capacity": ["limiter_gbps", "backbone_gbps"],
-              "NIC message cost": ["nic_message_us"], "gap between sends": ["gap_us"],
-              "eager/rendezvous": ["eager_threshold_bytes", "rendezvous_first_bytes", "rate_jitter"],
-              "limiter scope": ["limiter_scope", "limiter_gbps"],
-              "probe visibility": ["probe"],
-              "transport": ["transport"]}[name]
-    return [key(f) for f in fields]
+    return [key(f) for f in MECHANISM_FIELDS[name]]

@@ -242,3 +242,69 @@ def test_the_limiters_scope_is_decided_by_the_exchanges_eager_sizes(tmp_path, sc
     assert d.chosen == expected, d.line()
     assert sf.fit.platform.limiter_scope == scope
     assert sf.fit.platform.limiter_gbps == pytest.approx(1.4, rel=0.05)
+
+
+def test_an_undecided_form_is_written_beside_the_fit_and_held_out_files_decide_it(runs, tmp_path):
+    # The limited truth on 2 nodes: the limiter is written (the per-node form), the backbone
+    # is the runner-up at the rate its own fit gave, in its own platform file; the same fit
+    # with the 4-node exchange held out decides the form, and the runner-up's file, written
+    # by the first run, goes: it would read as this fit's.
+    import subprocess
+    import sys
+
+    from hopsim import platforms
+
+    pp, ex2, ex4 = runs["limited"]["pp"], runs["limited"]["ex2"], runs["limited"]["ex4"]
+    out = tmp_path / "fit.toml"
+    alt = tmp_path / "fit.undecided-shared-capacity-form.toml"
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "hopsim", "calibrate", pp, ex2, "--nodes", "4",
+                               "--out", str(out), *args], capture_output=True, text=True, cwd=tmp_path)
+
+    r = cli()
+    assert r.returncode == 0, r.stderr
+    assert f", {alt}" in r.stdout.splitlines()[-1]
+    assert "shared-capacity-form: shared capacity's form as backbone instead of per-node limiter" in r.stdout
+    fitted, other = platforms.load_file(out), platforms.load_file(alt)
+    assert fitted.limiter_gbps == pytest.approx(1.4, rel=0.02) and fitted.backbone_gbps == 0
+    assert other.backbone_gbps == pytest.approx(1.4, rel=0.02) and other.limiter_gbps == 0
+    assert "undecided alternative" in other.provenance["network.backbone_gbps"]
+    # Everything else is the fit's.
+    assert other.replace(limiter_gbps=fitted.limiter_gbps, backbone_gbps=0.0,
+                         provenance=fitted.provenance, name=fitted.name) == fitted.replace(name=fitted.name)
+    r = cli("--holdout", ex4)
+    assert r.returncode == 0, r.stderr
+    assert "shared capacity's form by held-out error: per-node limiter" in r.stdout
+    assert not alt.exists() and "undecided by these files" not in r.stdout
+    assert not list(tmp_path.glob("fit.undecided-*"))
+
+
+def test_the_runner_up_of_an_undecided_mechanism_is_the_lowest_bic_of_the_others():
+    # A decision left as --base has it ("every byte"), two others: the runner-up is the
+    # one with the lower BIC, and only the mechanism's own fields change.
+    from hopsim.calibration.calibrate import undecided
+    from hopsim.calibration.structure import Decision, StructureFit
+
+    class Fit:
+        def __init__(self, platform, bic):
+            self.platform, self.bic, self.cases = platform, bic, [0]
+
+        def median_abs_error_pct(self):
+            return 1.0
+
+    fitted = LIMITED.replace(eager_threshold_bytes=65480, gap_us=2.0)
+    fits = [("every byte", Fit(fitted, -10.0)),
+            ("rendezvous messages only", Fit(fitted.replace(limiter_scope="rendezvous",
+                                                            limiter_gbps=0.9, gap_us=7.0), -12.0)),
+            ("none", Fit(fitted.replace(limiter_gbps=0.0, gap_us=7.0), -9.0))]
+    open_ = Decision("limiter scope", fits, "every byte", "every byte", True, bics={}, compared=3)
+    decided = Decision("gap between sends", [("gap", Fit(fitted, -50.0)),
+                                             ("no gap", Fit(fitted.replace(gap_us=0.0), -10.0))],
+                       "gap", "no gap", False, compared=3)
+    [u] = undecided(fitted, StructureFit(None, [decided, open_]))
+    assert (u.mechanism, u.chosen, u.other) == ("limiter scope", "every byte", "rendezvous messages only")
+    assert dict(u.changes) == {"limiter_scope": "rendezvous", "limiter_gbps": 0.9}
+    q = u.on(fitted)
+    assert q.limiter_scope == "rendezvous" and q.gap_us == 2.0
+    assert u.slug == "limiter-scope"

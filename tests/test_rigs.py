@@ -305,6 +305,42 @@ def test_a_failed_second_opinion_fit_is_reported_and_the_rest_kept(tmp_path, mon
                       "baseline-fit-campaign.toml": None}
 
 
+def test_each_runner_up_the_fit_left_open_is_predicted_beside_it(tmp_path, monkeypatch):
+    # calibrate wrote baseline-fit.undecided-limiter-scope.toml beside the main fit: the
+    # rig's 4-host files are predicted on it too, its median and worst file reported.
+    from hopsim.calibration import rigs_report
+
+    rig, out = rigs.RIGS["A"], tmp_path / "A"
+    out.mkdir()
+    (tmp_path / "base-shm.toml").write_text("x\n")
+    four = [c for c in rigs.CASES if c.hosts == 4 and c.tool == "imb-exchange"][:1]
+    for c in [c for c in rigs.CASES if c.hosts == 2][:1] + four:
+        (out / c.file(1)).write_text("x\n")
+
+    def calibrate(fit, files, base, closed_form=False, eager_limit=None):
+        fit.write_text('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.5\ntransport = "flow"\n')
+        fit.with_suffix(".txt").write_text("#   shared capacity: per-node limiter\n")
+        (out / "baseline-fit.undecided-limiter-scope.toml").write_text("runner-up\n")
+        return f"hopsim calibrate -> {fit.name}"
+
+    class Validated:
+        def __init__(self, cmd):
+            error = 4.0 if any(str(a).endswith("undecided-limiter-scope.toml") for a in cmd) else 40.0
+            self.stdout = json.dumps({"cases": [
+                {"file": str(out / four[0].file(1)), "workload": "exchange", "ranks": 4,
+                 "statistic": "t_avg_us", "bytes": size, "measured_us": t,
+                 "simulated_us": t * (1 - e / 100), "error_pct": -e}
+                for size, t, e in ((0, 10.0, 70.0), (1048576, 100.0, error))]})
+
+    monkeypatch.setattr(rigs_report, "_calibrate", calibrate)
+    monkeypatch.setattr(rigs_report, "_run", Validated)
+    monkeypatch.setattr(rigs_report, "same_traffic", lambda *a: [])
+    result = rigs_report.baseline(tmp_path, rig, 1, cores=2)
+    assert result["median_over_counted_files_pct"] == 40.0
+    assert result["median_over_counted_files_pct_undecided_limiter_scope"] == 4.0
+    assert result["worst_counted_file_pct_undecided_limiter_scope"] == 4.0
+
+
 def test_two_ranks_per_host_files_are_predicted_with_their_placement(tmp_path, monkeypatch):
     # The main fit keeps the 1-per-host files; the 2x2 ones are predicted, given to
     # validate as FILE@2 (block) and FILE@2,cyclic (--map-by node), which IMB's output
