@@ -156,8 +156,9 @@ def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node,
 def undecided(fitted: Platform, sf) -> list[Undecided]:
     """Each decision the files leave open whose runner-up would write other values: the
     shared capacity's form (the other form at the value its own joint fit gave), and
-    every mechanism left as --base has it (the lowest-BIC alternative of the others)."""
-    from .structure import BACKBONE, LIMITER, MECHANISM_FIELDS
+    every mechanism left as --base has it where some case moves (the lowest-BIC
+    alternative of the others, its mechanism's values from its own fit)."""
+    from .structure import ALTERNATIVE_FIELDS, BACKBONE, LIMITER
 
     out = []
     for d in sf.decisions:
@@ -169,11 +170,12 @@ def undecided(fitted: Platform, sf) -> list[Undecided]:
                        (("backbone_gbps", 0.0), ("limiter_gbps", fits[LIMITER].platform.limiter_gbps)))
             out.append(Undecided("shared capacity's form", d.chosen, other, changes, d.line()))
             continue
-        if not d.undecided or len(d.fits) < 2:
+        if not d.undecided or len(d.fits) < 2 or d.compared == 0:
+            # Where no case moves, the runner-up's values are its start, not the data's.
             continue
         others = sorted((d.bics.get(label, j.bic), label) for label, j in d.fits if label != d.chosen)
         label = others[0][1]
-        changes = tuple((f, getattr(fits[label].platform, f)) for f in MECHANISM_FIELDS[d.mechanism]
+        changes = tuple((f, getattr(fits[label].platform, f)) for f in ALTERNATIVE_FIELDS[d.mechanism]
                         if getattr(fits[label].platform, f) != getattr(fitted, f))
         if not changes:
             continue

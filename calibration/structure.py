@@ -727,5 +727,11 @@ MECHANISM_FIELDS = {"pacing": ("pacing_gbps", "pacing_above_bytes"),
                     "transport": ("transport",)}
 
 
+# What a runner-up sets (calibrate.undecided): its mechanism's fields, and for pacing the
+# line too (per link, the paced rate is the line's; per connection, the line is faster).
+ALTERNATIVE_FIELDS = {**MECHANISM_FIELDS,
+                      "pacing": MECHANISM_FIELDS["pacing"] + ("bandwidth_gbps",)}
+
+
 def mechanism_keys(name: str) -> list[str]:
     return [key(f) for f in MECHANISM_FIELDS[name]]

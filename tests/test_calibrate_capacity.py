@@ -302,7 +302,11 @@ def test_the_runner_up_of_an_undecided_mechanism_is_the_lowest_bic_of_the_others
     decided = Decision("gap between sends", [("gap", Fit(fitted, -50.0)),
                                              ("no gap", Fit(fitted.replace(gap_us=0.0), -10.0))],
                        "gap", "no gap", False, compared=3)
-    [u] = undecided(fitted, StructureFit(None, [decided, open_]))
+    # Undecided where no case moves: the runner-up's values are its start, not the data's.
+    unmoved = Decision("pacing", [("per-link", Fit(fitted, -5.0)),
+                                  ("per-connection", Fit(fitted.replace(pacing_gbps=1.0), -6.0))],
+                       "per-link", "per-link", True, compared=0)
+    [u] = undecided(fitted, StructureFit(None, [unmoved, decided, open_]))
     assert (u.mechanism, u.chosen, u.other) == ("limiter scope", "every byte", "rendezvous messages only")
     assert dict(u.changes) == {"limiter_scope": "rendezvous", "limiter_gbps": 0.9}
     q = u.on(fitted)
