@@ -204,7 +204,12 @@ def _by_holdout(p: Platform, open_: list[Undecided], holdout, ranks_per_node, pl
 
     lines, a = [], None
     for u in open_:
-        other = u.on(p)
+        try:
+            other = u.on(p)
+        except InputError as e:
+            # The runner-up needs what an earlier one taken here turned off.
+            lines.append(f"  {u.mechanism} by held-out error: {u.other} not weighed ({e})")
+            continue
         a = error(p) if a is None else a
         b = error(other)
         if u.mechanism == "shared capacity's form":

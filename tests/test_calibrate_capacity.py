@@ -312,3 +312,35 @@ def test_the_runner_up_of_an_undecided_mechanism_is_the_lowest_bic_of_the_others
     q = u.on(fitted)
     assert q.limiter_scope == "rendezvous" and q.gap_us == 2.0
     assert u.slug == "limiter-scope"
+
+
+def test_held_out_files_take_each_open_decision_in_turn(monkeypatch):
+    # Three open decisions, the held-out error lower with each runner-up: eager only
+    # wins first, which leaves a rendezvous-only limiter nothing to serve (refused by the
+    # platform): that one is not weighed, and the gap's runner-up is weighed on the
+    # platform the first decision left.
+    from hopsim.calibration import calibrate, holdout
+
+    class Table:
+        def __init__(self, p):
+            self.p = p
+
+        def median_over_files(self):
+            return 10.0 - (self.p.eager_threshold_bytes is None) * 4 - (self.p.gap_us == 0) * 3
+
+    monkeypatch.setattr(holdout, "predict", lambda p, *a, **k: Table(p))
+    p = LIMITED.replace(eager_threshold_bytes=65480, gap_us=2.0)
+    open_ = [calibrate.Undecided("eager/rendezvous", "rendezvous above 65480 B", "eager only",
+                                 (("eager_threshold_bytes", None),), "v1"),
+             calibrate.Undecided("limiter scope", "every byte", "rendezvous messages only",
+                                 (("limiter_scope", "rendezvous"),), "v2"),
+             calibrate.Undecided("gap between sends", "per-message gap", "no gap",
+                                 (("gap_us", 0.0),), "v3")]
+    q, lines = calibrate._by_holdout(p, open_, ["held.txt"], None, None)
+    assert q.eager_threshold_bytes is None and q.gap_us == 0.0 and q.limiter_scope == "all"
+    assert lines[0].endswith("rendezvous above 65480 B 10.0% vs eager only 6.0% (median |error| "
+                             "over the held-out files): eager only")
+    assert "rendezvous messages only not weighed" in lines[1]
+    assert lines[2].endswith("per-message gap 6.0% vs no gap 3.0% (median |error| over the "
+                             "held-out files): no gap")
+    assert "eager/rendezvous by held-out error" in q.provenance["host.eager_threshold_bytes"]
