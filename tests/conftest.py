@@ -1,5 +1,8 @@
 """Suite-wide set-up."""
+import fcntl
 import signal
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -27,3 +30,22 @@ def engine_runs(tmp_path):
             paths.append(str(tmp_path / name))
         return paths
     return write
+
+
+# The files whose tests start emulated clusters or live MPI runs, and check that none is
+# left: pytest-xdist runs two files at once, and one's cluster is the other's leftover.
+LIVE_FILES = {"test_live_cluster.py", "test_nic_queue.py", "test_calibrate_live.py",
+              "test_campaign.py", "test_live_hopbench.py", "test_rigs.py"}
+LIVE_LOCK = Path(tempfile.gettempdir()) / "hopsim-tests-live.lock"
+
+
+@pytest.fixture(autouse=True)
+def one_live_test_at_a_time(request):
+    """A test of LIVE_FILES holds a lock shared by the workers while it runs (autouse
+    fixtures come first, so its leftover checks run inside it)."""
+    if request.node.path.name not in LIVE_FILES:
+        yield
+        return
+    with open(LIVE_LOCK, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
