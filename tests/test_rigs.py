@@ -256,19 +256,41 @@ def test_prose_edited_while_the_fits_run_is_kept(tmp_path, monkeypatch):
     assert "old tables" not in text and "## Rig A:" in text.split(rigs_report.MARKER)[1]
 
 
-def test_a_failed_second_opinion_fit_is_reported_and_the_rest_kept(tmp_path, monkeypatch):
-    # The alltoall fit fails (as G's campaign fit once did): the rig's baseline still
-    # has its main fit's predictions and the campaign's, and says which fit failed.
+def _one_case_rig(tmp_path, monkeypatch, calibrate, error_of):
+    """Rig A with one 2-host and one 4-host file, `calibrate` standing in for the fits and
+    validate answering a 0 B case (latency-bound: 4 ranks on 2 cores, not counted) and a
+    1 MiB one off by error_of(cmd) %: (rigs_report, rig, out)."""
     from hopsim.calibration import rigs_report
 
     rig, out = rigs.RIGS["A"], tmp_path / "A"
-    (out / rigs_report.ALLTOALL).parent.mkdir(parents=True)
-    (out / rigs_report.ALLTOALL).write_text("{}")
+    out.mkdir(exist_ok=True)
     (tmp_path / "base-shm.toml").write_text("x\n")
     four = [c for c in rigs.CASES if c.hosts == 4 and c.tool == "imb-exchange"][:1]
     for c in [c for c in rigs.CASES if c.hosts == 2][:1] + four:
         (out / c.file(1)).write_text("x\n")
 
+    class Validated:
+        def __init__(self, cmd):
+            error = error_of(cmd)
+            self.stdout = json.dumps({"cases": [
+                {"file": str(out / four[0].file(1)), "workload": "exchange", "ranks": 4,
+                 "statistic": "t_avg_us", "bytes": size, "measured_us": t,
+                 "simulated_us": t * (1 - e / 100), "error_pct": -e}
+                for size, t, e in ((0, 10.0, 70.0), (1048576, 100.0, error))]})
+
+    monkeypatch.setattr(rigs_report, "_calibrate", calibrate)
+    monkeypatch.setattr(rigs_report, "_run", Validated)
+    monkeypatch.setattr(rigs_report, "same_traffic", lambda *a: [])
+    return rigs_report, rig, out
+
+
+def test_a_failed_second_opinion_fit_is_reported_and_the_rest_kept(tmp_path, monkeypatch):
+    # The alltoall fit fails (as G's campaign fit once did): the rig's baseline still
+    # has its main fit's predictions and the campaign's, and says which fit failed.
+    from hopsim.calibration.rigs_report import ALLTOALL
+
+    (tmp_path / "A" / ALLTOALL).parent.mkdir(parents=True)
+    (tmp_path / "A" / ALLTOALL).write_text("{}")
     limits = {}
 
     def calibrate(fit, files, base, closed_form=False, eager_limit=None):
@@ -279,19 +301,9 @@ def test_a_failed_second_opinion_fit_is_reported_and_the_rest_kept(tmp_path, mon
         fit.with_suffix(".txt").write_text("#   shared capacity: none\n")
         return f"hopsim calibrate -> {fit.name}"
 
-    class Validated:
-        def __init__(self, cmd):
-            error = 30.0 if any(str(a).endswith("baseline-fit-campaign.toml") for a in cmd) else 10.0
-            # The 0 B case is latency-bound (4 ranks on 2 cores): shown, not counted.
-            self.stdout = json.dumps({"cases": [
-                {"file": str(out / four[0].file(1)), "workload": "exchange", "ranks": 4,
-                 "statistic": "t_avg_us", "bytes": size, "measured_us": t,
-                 "simulated_us": t * (1 - e / 100), "error_pct": -e}
-                for size, t, e in ((0, 10.0, 70.0), (1048576, 100.0, error))]})
-
-    monkeypatch.setattr(rigs_report, "_calibrate", calibrate)
-    monkeypatch.setattr(rigs_report, "_run", Validated)
-    monkeypatch.setattr(rigs_report, "same_traffic", lambda *a: [])
+    rigs_report, rig, _ = _one_case_rig(
+        tmp_path, monkeypatch, calibrate,
+        lambda cmd: 30.0 if any(str(a).endswith("baseline-fit-campaign.toml") for a in cmd) else 10.0)
     result = rigs_report.baseline(tmp_path, rig, 1, cores=2)
     assert result["failed_fits"] == {
         "alltoall": "hopsim calibrate ... failed: the joint fit cannot start at 0"}
@@ -308,33 +320,15 @@ def test_a_failed_second_opinion_fit_is_reported_and_the_rest_kept(tmp_path, mon
 def test_each_runner_up_the_fit_left_open_is_predicted_beside_it(tmp_path, monkeypatch):
     # calibrate wrote baseline-fit.undecided-limiter-scope.toml beside the main fit: the
     # rig's 4-host files are predicted on it too, its median and worst file reported.
-    from hopsim.calibration import rigs_report
-
-    rig, out = rigs.RIGS["A"], tmp_path / "A"
-    out.mkdir()
-    (tmp_path / "base-shm.toml").write_text("x\n")
-    four = [c for c in rigs.CASES if c.hosts == 4 and c.tool == "imb-exchange"][:1]
-    for c in [c for c in rigs.CASES if c.hosts == 2][:1] + four:
-        (out / c.file(1)).write_text("x\n")
-
     def calibrate(fit, files, base, closed_form=False, eager_limit=None):
         fit.write_text('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.5\ntransport = "flow"\n')
         fit.with_suffix(".txt").write_text("#   shared capacity: per-node limiter\n")
-        (out / "baseline-fit.undecided-limiter-scope.toml").write_text("runner-up\n")
+        (fit.parent / "baseline-fit.undecided-limiter-scope.toml").write_text("runner-up\n")
         return f"hopsim calibrate -> {fit.name}"
 
-    class Validated:
-        def __init__(self, cmd):
-            error = 4.0 if any(str(a).endswith("undecided-limiter-scope.toml") for a in cmd) else 40.0
-            self.stdout = json.dumps({"cases": [
-                {"file": str(out / four[0].file(1)), "workload": "exchange", "ranks": 4,
-                 "statistic": "t_avg_us", "bytes": size, "measured_us": t,
-                 "simulated_us": t * (1 - e / 100), "error_pct": -e}
-                for size, t, e in ((0, 10.0, 70.0), (1048576, 100.0, error))]})
-
-    monkeypatch.setattr(rigs_report, "_calibrate", calibrate)
-    monkeypatch.setattr(rigs_report, "_run", Validated)
-    monkeypatch.setattr(rigs_report, "same_traffic", lambda *a: [])
+    rigs_report, rig, _ = _one_case_rig(
+        tmp_path, monkeypatch, calibrate,
+        lambda cmd: 4.0 if any(str(a).endswith("undecided-limiter-scope.toml") for a in cmd) else 40.0)
     result = rigs_report.baseline(tmp_path, rig, 1, cores=2)
     assert result["median_over_counted_files_pct"] == 40.0
     assert result["median_over_counted_files_pct_undecided_limiter_scope"] == 4.0
