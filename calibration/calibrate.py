@@ -40,6 +40,22 @@ class CalibrationResult:
     alternatives: list = field(default_factory=list)
 
 
+# Undecided.mechanism of the capacity's form, besides structure.MECHANISM_FIELDS' names.
+CAPACITY_FORM = "shared capacity's form"
+
+
+def slug_of(mechanism: str) -> str:
+    """A mechanism's name as it goes into a runner-up's file name."""
+    return re.sub(r"[^a-z0-9]+", "-", mechanism.lower().replace("'s", "")).strip("-")
+
+
+def possible_slugs() -> list[str]:
+    """Every slug a runner-up can have, so that its target is checked before the fit."""
+    from .structure import MECHANISM_FIELDS
+
+    return [slug_of(m) for m in (*MECHANISM_FIELDS, CAPACITY_FORM)]
+
+
 @dataclass(frozen=True)
 class Undecided:
     """A mechanism the fitted files leave undecided: the platform has `chosen` (--base's
@@ -55,7 +71,7 @@ class Undecided:
 
     @property
     def slug(self) -> str:
-        return re.sub(r"[^a-z0-9]+", "-", self.mechanism.lower().replace("'s", "")).strip("-")
+        return slug_of(self.mechanism)
 
     def on(self, p: Platform) -> Platform:
         return p.replace(**dict(self.changes))
@@ -168,7 +184,7 @@ def undecided(fitted: Platform, sf) -> list[Undecided]:
             changes = ((("limiter_gbps", 0.0), ("backbone_gbps", fits[BACKBONE].platform.backbone_gbps))
                        if other == BACKBONE else
                        (("backbone_gbps", 0.0), ("limiter_gbps", fits[LIMITER].platform.limiter_gbps)))
-            out.append(Undecided("shared capacity's form", d.chosen, other, changes, d.line()))
+            out.append(Undecided(CAPACITY_FORM, d.chosen, other, changes, d.line()))
             continue
         if not d.undecided or len(d.fits) < 2 or d.compared == 0:
             # Where no case moves, the runner-up's values are its start, not the data's.

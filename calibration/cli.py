@@ -195,7 +195,8 @@ def run_calibrate(args) -> int:
 
 def _calibrate(args, out, name, files, made) -> None:
     from . import plots
-    from ..outputs import Outputs
+    from ..outputs import Outputs, target
+    from .calibrate import possible_slugs
     from .holdout import check, split
     from .joint import FIT_CAP
 
@@ -206,6 +207,10 @@ def _calibrate(args, out, name, files, made) -> None:
         xml = outputs.file(out.with_suffix(".xml"), "--out (its .xml)")
         cfg = outputs.file(out.with_suffix(SMPI_SUFFIX), f"--out (its {SMPI_SUFFIX})")
         plot = outputs.file(args.plot, "--plot", ".png") if args.plot is not None else None
+        for slug in possible_slugs():
+            # Which runner-ups the fit writes is known only after it: each name it could
+            # write is checked now, not minutes later.
+            target(alternative_path(out, slug), ALTERNATIVE_FLAG)
         if args.holdout:
             check(args.holdout, args.ranks_per_node, args.placement)
         if args.live and args.campaign:
@@ -227,7 +232,7 @@ def _calibrate(args, out, name, files, made) -> None:
         outputs.text(cfg, result.smpi_flags)
         alternatives = [alternative_path(out, slug) for slug, _ in result.alternatives]
         for path, (_, text) in zip(alternatives, result.alternatives):
-            outputs.text(outputs.file(path, "--out (an undecided alternative beside it)"), text)
+            outputs.text(outputs.file(path, ALTERNATIVE_FLAG), text)
         if plot is not None:
             outputs.write(plot, lambda tmp: plots.fit_plot(result.fit, result.simulated, tmp))
     for stale in out.parent.glob(f"{out.stem}.undecided-*{out.suffix or '.toml'}"):
@@ -240,6 +245,9 @@ def _calibrate(args, out, name, files, made) -> None:
                      f"{out.with_suffix(SMPI_SUFFIX)} (SMPI --cfg flags)"
                      + (f", {args.plot}" if args.plot else "")
                      + "".join(f", {a}" for a in alternatives) + "\n")
+
+
+ALTERNATIVE_FLAG = "--out (an undecided alternative beside it)"
 
 
 def alternative_path(out: Path, slug: str) -> Path:

@@ -52,7 +52,7 @@ def umask() -> int:
     return mask
 
 
-def _target(path, flag: str) -> Path:
+def target(path, flag: str) -> Path:
     """The regular file a path will be written to (a symlink followed), checked."""
     if path is None or str(path) == "":
         raise InputError(f"{flag}: expected a file name, got an empty string")
@@ -87,7 +87,7 @@ class Outputs:
 
     def file(self, path, flag: str, suffix: str | None = None) -> Path:
         """Declare a file target; refused now if it could not be written."""
-        p = _target(path, flag)
+        p = target(path, flag)
         if suffix is not None and p.suffix.lower() != suffix:
             raise InputError(f"{flag} {path}: give a file name ending in {suffix}")
         if p.absolute() in {t.absolute() for t in self._targets}:

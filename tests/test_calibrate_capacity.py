@@ -344,3 +344,28 @@ def test_held_out_files_take_each_open_decision_in_turn(monkeypatch):
     assert lines[2].endswith("per-message gap 6.0% vs no gap 3.0% (median |error| over the "
                              "held-out files): no gap")
     assert "eager/rendezvous by held-out error" in q.provenance["host.eager_threshold_bytes"]
+
+
+def test_a_folder_where_any_runner_up_could_go_is_refused_before_the_fit(runs, tmp_path, monkeypatch, capsys):
+    # Which runner-ups a fit writes is known only after it; a folder in the way of any of
+    # them is one line and exit 2 before a file is parsed, not minutes into the fit.
+    from hopsim import cli
+    from hopsim.calibration import calibrate
+    from hopsim.calibration.cli import alternative_path
+    from hopsim.calibration.structure import MECHANISM_FIELDS
+
+    slugs = calibrate.possible_slugs()
+    assert set(slugs) == {calibrate.Undecided(m, "", "", (), "").slug
+                          for m in (*MECHANISM_FIELDS, calibrate.CAPACITY_FORM)}
+    assert {"limiter-scope", "shared-capacity-form", "gap-between-sends", "pacing"} <= set(slugs)
+    fitted = []
+    monkeypatch.setattr(calibrate, "calibrate_files", lambda *a, **kw: fitted.append(a))
+    out = tmp_path / "fit.toml"
+    for slug in slugs:
+        folder = alternative_path(out, slug)
+        folder.mkdir()
+        assert cli.main(["calibrate", runs["limited"]["pp"], "--nodes", "4", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and str(folder) in err and "a folder" in err, err
+        folder.rmdir()
+    assert fitted == [] and list(tmp_path.iterdir()) == []
