@@ -12,7 +12,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from ..platforms.platform import FILE_KEYS, Platform
+from ..platforms.platform import FILE_KEYS, UNDETERMINED, Platform
 from .fit import FitReport, calibrate, trial_offsets
 from .measurement import NIC_QUEUE_STATISTIC
 from . import file_placement
@@ -300,8 +300,7 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
     for f, key in FILE_KEYS.items():
         if "." not in key or key in fitted_keys or key in prov or getattr(p, f, None) is None:
             continue
-        prov[key] = ("from --base " + base if base else
-                     "default (the measurements cannot determine it)")
+        prov[key] = "from --base " + base if base else UNDETERMINED
     if fit.data.intranode and "network.latency_us" not in fitted_keys and not base:
         for k in ("network.latency_us", "network.bandwidth_gbps"):
             prov[k] = ("not determined: the data measured the intra-node path only; "

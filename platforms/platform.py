@@ -83,6 +83,8 @@ _FOLLOW_NETWORK = {"intra_latency_us": "latency_us", "intra_bandwidth_gbps": "ba
 # Open MPI over TCP (ob1 on the tcp BTL): a message goes eagerly while its data fit in
 # btl_tcp_eager_limit (64 KiB, `ompi_info --param btl tcp --level 9`) less ob1's match
 # header (sizeof(mca_pml_ob1_hdr_t), pml_ob1_sendreq.h): 65480 B of data.
+# The provenance calibrate gives a value its files cannot determine and no --base gave.
+UNDETERMINED = "default (the measurements cannot determine it)"
 OPEN_MPI_TCP_EAGER_LIMIT = 65480
 
 

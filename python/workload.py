@@ -97,7 +97,8 @@ class Workload:
             what = ("placement: the map puts" if self.placement == "map"
                     else "ranks_per_node:")
             raise InputError(f"{what} {self.ranks_per_node} ranks per node exceed "
-                             f"the cores of {where} (nodes.oversubscribe = true shares them)")
+                             f"the cores of {where} (nodes.oversubscribe = true shares them)"
+                             + _undetermined_cores(platform))
         if self.ranks > platform.nodes * platform.cores and not platform.oversubscribe:
             raise InputError(f"ranks: {self.ranks} ranks exceed the "
                              f"{platform.nodes * platform.cores} cores of {where}")
@@ -309,3 +310,14 @@ def _sizes(value) -> tuple[int, ...]:
     if not sizes:
         raise InputError("sizes: must not be empty")
     return sizes
+
+
+def _undetermined_cores(platform) -> str:
+    """What to do when the cores are a calibration's default, not the nodes' own."""
+    from .platforms.platform import UNDETERMINED
+
+    if platform.provenance.get("nodes.cores") != UNDETERMINED:
+        return ""
+    return ("; hopsim calibrate could not know the nodes' cores from its files: set "
+            "[nodes] cores, or calibrate with --base giving them and the on-node path "
+            "(docs/calibration.md)")

@@ -187,3 +187,19 @@ def test_own_output_on_another_platform_gives_the_hand_computed_error(tmp_path):
     assert by[0].measured_us == pytest.approx(30.0) and by[0].error_pct == pytest.approx(100.0)
     assert by[65536].measured_us == pytest.approx(292.144)
     assert by[65536].error_pct == pytest.approx(100 * 30 / 292.144)
+
+
+def test_a_calibrations_default_cores_say_what_to_give_when_ranks_do_not_fit():
+    # 2 ranks per node on a platform whose one core is calibrate's default (its files ran
+    # one rank per node) names the way out; the same core count given by a platform's
+    # author is a plain refusal.
+    from hopsim.errors import InputError
+    from hopsim.platforms.platform import UNDETERMINED, Platform
+
+    given = Platform(name="p", nodes=4, cores=1, latency_us=5.0, bandwidth_gbps=1.0)
+    calibrated = given.replace(provenance={"nodes.cores": UNDETERMINED})
+    for platform, hint in ((calibrated, True), (given, False)):
+        with pytest.raises(InputError) as e:
+            hopsim.simulate(platform, "exchange", ranks=8, ranks_per_node=2, sizes=[0])
+        assert "exceed the cores" in str(e.value)
+        assert ("could not know the nodes' cores" in str(e.value)) == hint
