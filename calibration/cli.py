@@ -35,6 +35,12 @@ def _placement(p):
                                     "block:FILE) or node (cyclic:FILE); default block")
 
 
+def _jobs(p):
+    p.add_argument("--jobs", type=bounds.flag("jobs"), metavar="J",
+                   help="simulations at once, each in its own process (default: one per "
+                        "core this process may use); the results are the same for any J")
+
+
 def add_validate(sub):
     p = sub.add_parser("validate", help="measured versus simulated, case by case",
                        description="Simulate every measured case of FILES (osu_latency, IMB, "
@@ -53,12 +59,15 @@ def add_validate(sub):
                         "(default: no figure)")
     p.add_argument("--seed", type=bounds.flag("seed"), default=1, metavar="S",
                    help="random seed of the simulations, an integer 0..2^64-1 (default 1)")
+    _jobs(p)
 
 
 def run_validate(args) -> int:
-    from . import plots
+    from . import plots, replay_jobs
     from .validate import validate
     from ..outputs import Outputs
+
+    replay_jobs.set_jobs(args.jobs)
 
     with Outputs() as outputs:
         plot = outputs.file(args.plot, "--plot", ".png") if args.plot is not None else None
@@ -144,10 +153,14 @@ def add_calibrate(sub):
     joint.add_argument("--fit-iterations", type=bounds.flag("fit_iterations"), metavar="N",
                        help="iterations (repetitions, round trips per rank) per case at most "
                             "while fitting jointly (default: the joint fit's budget, 300)")
+    _jobs(joint)
 
 
 def run_calibrate(args) -> int:
     from ..outputs import safe_name
+    from . import replay_jobs
+
+    replay_jobs.set_jobs(args.jobs)
 
     if args.out == "":
         raise InputError("--out: expected a .toml file name, got an empty string")

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..workload import COLLECTIVES, KINDS, OSU_WINDOW
+from . import replay_jobs
 from .measurement import NIC_QUEUE_STATISTIC, Measurement
 
 # Simulated repetitions per case at most. Without noise the engine repeats the same
@@ -189,34 +190,46 @@ _SIM_STAT = {"pingpong": "latency_us", **_IMB_CHAIN, **_IMB_COLLECTIVE}
 def _simulate_group(platform, cases: list[Case], seed: int = 1, keep_seed: bool = True) -> None:
     """One simulation for cases that differ only in size; fills simulated_us. A case
     that carries its run's seed uses it (keep_seed), else seed."""
-    from ..api import simulate
+    result = _replay([_request(platform, cases, seed, keep_seed)], [cases])[0]
+    for c, value in zip(cases, _values(cases, result)):
+        c.simulated_us = value
 
+
+def _request(platform, cases: list[Case], seed: int, keep_seed: bool) -> dict:
+    """hopsim.simulate's arguments for one group of cases (one simulation, every size)."""
     first = cases[0]
     run = dict(first.run)
     own = run.pop("seed", seed)
-    if keep_seed:
-        seed = own
     if "sizes" in run:
         run["sizes"] = sorted({c.bytes for c in cases})
+    return dict(platform=platform, workload=first.workload, ranks=first.ranks,
+                ranks_per_node=first.ranks_per_node, seed=own if keep_seed else seed, **run)
+
+
+def _replay(requests: list[dict], groups: list[list[Case]], progress=None) -> list:
+    """The engine's results of requests (replay_jobs.jobs() at once), a bad one named by
+    the first case of its group."""
+    from ..api import RunInputError, simulate_batch as batch
+
     try:
-        result = simulate(platform, first.workload, ranks=first.ranks,
-                          ranks_per_node=first.ranks_per_node, seed=seed, **run).results
-    except InputError as e:
+        return [r.results for r in batch(requests, replay_jobs.jobs(), progress)]
+    except RunInputError as e:
+        first = groups[e.index][0]
         raise InputError(f"{first.file}:{first.line}: cannot replay {first.label()}: {e} "
                          f"(--nodes, --ranks-per-node and --placement set the placement)") from None
+
+
+def _values(cases: list[Case], result: dict) -> list[float]:
+    first = cases[0]
     if first.workload == "bandwidth":
         by_size = {r["bytes"]: r["window_us"] / r["window"] for r in result["rows"]}
-        for c in cases:
-            c.simulated_us = float(by_size[c.bytes])
-    elif first.workload in _SIM_STAT:
+        return [float(by_size[c.bytes]) for c in cases]
+    if first.workload in _SIM_STAT:
         by_size = {r["bytes"]: r for r in result["rows"]}
-        for c in cases:
-            stat = _RATE_STAT if c.statistic == _RATE_STAT else _SIM_STAT[first.workload]
-            c.simulated_us = float(by_size[c.bytes][stat])
-    else:
-        stat = _ROUNDTRIP[(first.tool, first.statistic)]
-        for c in cases:
-            c.simulated_us = float(result[stat])
+        return [float(by_size[c.bytes][_RATE_STAT if c.statistic == _RATE_STAT else _SIM_STAT[first.workload]])
+                for c in cases]
+    stat = _ROUNDTRIP[(first.tool, first.statistic)]
+    return [float(result[stat]) for c in cases]
 
 
 @dataclass
@@ -366,19 +379,20 @@ def _simulate_cases(plat, cases, seed, progress, cap) -> None:
     groups: dict = {}
     for c in cases:
         groups.setdefault((c.file,) + c.group_key(), []).append(c)
+    # Same inputs, different seeds on a noise-carrying platform: the spread repeated
+    # trials would show; the value reported is their median.
     noisy = plat.noise_scope != "off"
-    for i, group in enumerate(groups.values()):
-        if progress:
-            progress(i, len(groups))
-        if not noisy:
-            _simulate_group(plat, group, seed)
-            continue
-        # Same inputs, different seeds: the spread repeated trials would show.
-        for k in range(NOISE_SEEDS):
-            _simulate_group(plat, group, seed + k, keep_seed=False)
-            for c in group:
-                c.distribution.append(c.simulated_us)
-        for c in group:
+    seeds = [(seed + k, False) for k in range(NOISE_SEEDS)] if noisy else [(seed, True)]
+    tasks = [(group, s, keep) for group in groups.values() for s, keep in seeds]
+    tick = None if progress is None else (lambda f: progress(round(f * len(tasks)), len(tasks)))
+    results = _replay([_request(plat, *t) for t in tasks], [g for g, _, _ in tasks], tick)
+    for (group, _, _), result in zip(tasks, results):
+        for c, v in zip(group, _values(group, result)):
+            c.simulated_us = v
+            if noisy:
+                c.distribution.append(v)
+    if noisy:
+        for c in cases:
             c.simulated_us = statistics.median(c.distribution)
 
 

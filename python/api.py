@@ -80,10 +80,58 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
     start = time.perf_counter()
     try:
         out = _engine.simulate(platform_spec, workload_spec, progress)
-        node_map = _engine.place_ranks(work.to_engine_dict())
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    return _result(plat, work, platform_spec, out, time.perf_counter() - start)
+
+
+class RunInputError(InputError):
+    """simulate_batch: run `index` (in the requests' order) has bad input."""
+
+    def __init__(self, message: str, index: int):
+        super().__init__(message)
+        self.index = index
+
+
+def simulate_batch(requests: list[dict], jobs: int = 1, progress=None) -> list[Result]:
+    """Several independent simulations, up to `jobs` at once (each in a child process of
+    its own, all forked from this thread): [simulate(**r) for r in requests], the same
+    results for any jobs. The first request (in order) with bad input raises
+    RunInputError naming its index; later ones are not run. progress: as simulate()'s,
+    for the whole batch."""
+    if not requests:
+        return []
+    prepared = []
+    for k, r in enumerate(requests):
+        r = dict(r)
+        try:
+            prepared.append(prepare(r.pop("platform"), r.pop("workload"), **r))
+        except InputError as e:
+            raise RunInputError(str(e), k) from None
+    from . import _engine
+
+    start = time.perf_counter()
+    try:
+        outs = _engine.simulate_batch([(spec, work.to_engine_dict()) for _, work, spec in prepared],
+                                      jobs, progress)
     except ValueError as e:
         raise InputError(str(e)) from None
     wall = time.perf_counter() - start
+    for k, out in enumerate(outs):
+        if isinstance(out, tuple):
+            kind, message = out
+            if kind == "invalid":
+                raise RunInputError(message, k)
+            raise RuntimeError(message)
+    # The batch's wall time, shared out: its runs overlapped.
+    return [_result(plat, work, spec, out, wall / len(outs))
+            for (plat, work, spec), out in zip(prepared, outs)]
+
+
+def _result(plat, work, platform_spec, out, wall) -> Result:
+    from . import _engine
+
+    node_map = _engine.place_ranks(work.to_engine_dict())
     results = out["results"]
     built = work.overlay_built()
     if built is not None:  # the overlay actually built (docs/overlays.md)

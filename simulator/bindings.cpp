@@ -228,6 +228,37 @@ py::object simulate(const py::dict& platform, const py::dict& workload, const py
   return py::module_::import("json").attr("loads")(json);
 }
 
+// Each outcome: the result dict, ("invalid", message), ("failed", message), or None (not
+// run: an earlier run failed). Python raises in the runs' order.
+py::list simulate_batch(const py::list& runs, int jobs, const py::object& progress)
+{
+  std::vector<hopsim::RunRequest> requests;
+  for (const auto& run : runs) {
+    auto pair = run.cast<py::tuple>();
+    requests.push_back({platform_from(pair[0].cast<py::dict>()), workload_from(pair[1].cast<py::dict>())});
+  }
+  std::vector<hopsim::RunOutcome> outcomes;
+  try {
+    py::gil_scoped_release release;
+    outcomes = hopsim::simulate_batch(requests, jobs, hopsim::PythonTick(progress));
+  } catch (const hopsim::PythonRaised&) {
+    throw py::error_already_set();  // raised again here, once every child is gone
+  }
+  if (not progress.is_none())
+    progress(1.0);
+  py::object loads = py::module_::import("json").attr("loads");
+  py::list out;
+  for (const auto& o : outcomes) {
+    if (o.tag == 'R')
+      out.append(loads(o.text));
+    else if (o.tag == 'N')
+      out.append(py::none());
+    else
+      out.append(py::make_tuple(o.tag == 'V' ? "invalid" : "failed", o.text));
+  }
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_engine, m)
@@ -236,6 +267,10 @@ PYBIND11_MODULE(_engine, m)
   m.def("simulate", &simulate, py::arg("platform"), py::arg("workload"), py::arg("progress") = py::none(),
         "Run one simulation in a child process; returns the result dict. Raises ValueError on bad specs. "
         "progress(fraction), if given, is called with the fraction done (0 to 1) at most every 0.2 s, and with 1 at the end.");
+  m.def("simulate_batch", &simulate_batch, py::arg("runs"), py::arg("jobs"), py::arg("progress") = py::none(),
+        "Run [(platform, workload), ...] in child processes, up to jobs at once, all forked from the calling "
+        "thread; returns one outcome per run, in order: the result dict, ('invalid', message), ('failed', "
+        "message), or None (not run: an earlier run failed). progress(fraction) as for simulate().");
   m.def("place_ranks", [](const py::dict& workload) { return hopsim::place_ranks(workload_from(workload)); },
         py::arg("workload"),
         "The node of every rank, as the engine places them (simulate checks it against the platform).");
