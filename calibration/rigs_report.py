@@ -313,7 +313,8 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
 
 def other_form(text: str) -> tuple[str, str] | None:
     """A fitted platform file with its shared capacity in the other form at the same rate:
-    (what changed, the new text), or None without one. On 2 nodes the two forms give the
+    (what changed, the new text), or None without one (or with a limiter on rendezvous
+    messages only, which no backbone is). On 2 nodes the two forms give the
     same times in the flow model (every byte crosses both nodes' limiters and the backbone)."""
     def value(k):
         m = re.search(rf"^{k} = (\S+)$", text, re.M)
@@ -321,6 +322,10 @@ def other_form(text: str) -> tuple[str, str] | None:
 
     lim, bb = value("limiter_gbps"), value("backbone_gbps")
     if (lim > 0) == (bb > 0):
+        return None
+    if lim > 0 and re.search(r'^limiter_scope = "rendezvous"$', text, re.M):
+        # A backbone carries every byte: a limiter on rendezvous messages has no other
+        # form of the same mechanism to swap in.
         return None
     if lim > 0:
         form = f"the per-node limiter of {lim:g} Gbit/s as a backbone of the same rate"

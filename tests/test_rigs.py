@@ -160,6 +160,9 @@ def test_other_form_puts_the_fitted_capacity_in_the_other_place_at_the_same_rate
     assert "backbone of 1.25 Gbit/s as a per-node limiter" in form
     assert back == '[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 1.25\ntransport = "flow"\n'
     assert other_form('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\n') is None
+    scoped = '[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 1.25\nlimiter_scope = "rendezvous"\n'
+    assert other_form(scoped) is None
+    assert other_form(scoped.replace('"rendezvous"', '"all"')) is not None
 
 
 
