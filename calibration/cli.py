@@ -65,15 +65,17 @@ def add_validate(sub):
 def run_validate(args) -> int:
     from . import plots, replay_jobs
     from .validate import validate
+    from .. import progress
     from ..outputs import Outputs
 
     replay_jobs.set_jobs(args.jobs)
 
     with Outputs() as outputs:
         plot = outputs.file(args.plot, "--plot", ".png") if args.plot is not None else None
-        report = validate(args.platform, args.files, nodes=args.nodes,
-                          ranks_per_node=args.ranks_per_node, seed=args.seed,
-                          placement=args.placement)
+        with progress.bar("validate") as tick:
+            report = validate(args.platform, args.files, nodes=args.nodes,
+                              ranks_per_node=args.ranks_per_node, seed=args.seed,
+                              placement=args.placement, progress=tick)
         if plot is not None:
             outputs.write(plot, lambda tmp: plots.validation_plot(report, tmp))
     sys.stdout.write(json.dumps(report.to_dict()) + "\n" if args.json else report.table())

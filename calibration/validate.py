@@ -359,7 +359,8 @@ def simulate_cases(plat, cases: list[Case], seed: int = 1, progress=None,
     joint fit (calibration/joint.py) replay measured cases. cap: at most this many
     iterations, repetitions or round trips per rank per case (the joint fit's budget);
     None keeps validate's own caps. Each call starts from the case's run as case_of made
-    it; c.run then holds what was simulated."""
+    it; c.run then holds what was simulated. progress: as hopsim.simulate's (the fraction
+    of all the replays done)."""
     for c in cases:
         if c.replayed is None:
             c.replayed = dict(c.run)
@@ -384,8 +385,7 @@ def _simulate_cases(plat, cases, seed, progress, cap) -> None:
     noisy = plat.noise_scope != "off"
     seeds = [(seed + k, False) for k in range(NOISE_SEEDS)] if noisy else [(seed, True)]
     tasks = [(group, s, keep) for group in groups.values() for s, keep in seeds]
-    tick = None if progress is None else (lambda f: progress(round(f * len(tasks)), len(tasks)))
-    results = _replay([_request(plat, *t) for t in tasks], [g for g, _, _ in tasks], tick)
+    results = _replay([_request(plat, *t) for t in tasks], [g for g, _, _ in tasks], progress)
     for (group, _, _), result in zip(tasks, results):
         for c, v in zip(group, _values(group, result)):
             c.simulated_us = v

@@ -11,6 +11,7 @@ import sys
 import termios
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -238,3 +239,16 @@ def test_the_bar_steps_from_nothing_to_the_end(monkeypatch):
         step(0.5)
         step(1.0)
     assert "work: 100%" in screen.getvalue()
+
+
+def test_validate_draws_its_replays_progress_on_a_terminal_only():
+    # Every replay of the files is one batch of the engine's children: one bar for all.
+    data = Path(__file__).parent / "data"
+    osu = sorted(data.rglob("osu_latency*.txt"))[0]
+    args = ["validate", "--platform", "two-nodes", str(osu)]
+    shown, stdout, status = on_terminal(args, delay=0)
+    assert status == 0, shown
+    assert "validate: 100%|" in shown, shown
+    piped = through_pipes(args, delay=0)
+    assert piped.returncode == 0 and piped.stderr == ""
+    assert stdout == piped.stdout and "%|" not in stdout
