@@ -6,17 +6,9 @@ results in the runs' order, so the outcome is the same for any number of jobs.
 """
 from __future__ import annotations
 
-import os
+from ..machine import cores
 
 _jobs: int | None = None
-
-
-def cores() -> int:
-    """The cores this process may run on (its CPU affinity, not the machine's count)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def set_jobs(jobs: int | None) -> None:

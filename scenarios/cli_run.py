@@ -7,10 +7,10 @@ their records stay in OUT/points, so the same command retries only the failed on
 """
 from __future__ import annotations
 
-import os
 import sys
 
 from .. import __version__
+from ..machine import cores
 from ..errors import InputError
 from .. import scenarios
 from .estimate import LIMIT_SECONDS, duration
@@ -21,13 +21,6 @@ from .sweep import forecast, plan
 
 EXIT_FAILED_POINTS = 3
 MAX_JOBS = 1024  # worker processes, each an interpreter: far beyond any one machine's cores
-
-
-def cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def _is_file_like(text: str) -> bool:

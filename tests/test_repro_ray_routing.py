@@ -159,7 +159,7 @@ def test_relay_load_is_not_uniform_on_de_bruijn(quick):
 
 
 def test_deterministic_with_the_seed_and_whatever_the_workers(tmp_path, quick, monkeypatch):
-    monkeypatch.setattr(rnt, "_cores", lambda: 1)
+    monkeypatch.setattr(rnt, "cores", lambda: 1)
     again = _study(tmp_path)
     assert again.tables == quick.tables
     assert again.files()["relay-load.png"] == quick.files()["relay-load.png"]

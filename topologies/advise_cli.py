@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
+
+from ..machine import cores
 
 
 def _int(text: str) -> int:
@@ -54,7 +55,7 @@ def run(args) -> int:
     bounds.check("ranks_per_node", args.ranks_per_node, "--ranks-per-node")
     bounds.check("exchanges", args.exchanges, "--exchanges")
     bounds.check("seed", args.seed, "--seed")
-    jobs = (os.cpu_count() or 1) if args.jobs is None else bounds.check("jobs", args.jobs, "--jobs")
+    jobs = cores() if args.jobs is None else bounds.check("jobs", args.jobs, "--jobs")
     if args.max_connections is not None:
         bounds.check("max_connections", args.max_connections, "--max-connections")
     advice = advise(args.platform, args.ranks, args.ranks_per_node, args.reception,

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import math
 import multiprocessing
-import os
 import signal
 from dataclasses import dataclass, field
+
+from ...machine import cores
 
 # Ray's network test (docs/workloads.md): a 4000-byte request, an empty reply.
 REQUEST_BYTES, REPLY_BYTES = 4000, 0
@@ -103,7 +104,7 @@ def run_cases(study, cases: list[Case], desc: str) -> list[dict]:
     process may use cores (each engine run is a child process of its worker). The
     results do not depend on the worker count: each case is one deterministic run."""
     global _CASES
-    jobs = min(len(cases), _cores())
+    jobs = min(len(cases), cores())
     if jobs <= 1:
         return [run_case(c) for c in study.progress(cases, desc)]
     _CASES = list(cases)
@@ -131,13 +132,6 @@ def per_hop_us(results: dict) -> float:
     the mean hops): what one hop costs on this platform, waits included."""
     hops = results.get("hops", {}).get("mean", 1.0)
     return results["rtt_us"]["mean"] / (2.0 * hops)
-
-
-def _cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 _CASES: list[Case] = []
