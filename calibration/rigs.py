@@ -79,6 +79,14 @@ RIGS = {
     # docs/validation/rigs-idle/README.md "Rig H"); nothing in the calibration changed.
     "H": Rig("H", "500mbit", 72000, "500 Mbit/s, a burst of 72000 B: G's links with a burst "
                                     "just above one 64 KiB GSO packet"),
+    # Added 2026-11-29 (eleventh session), measured once and predicted with the calibration
+    # as committed before their measurement (bc29b38), nothing changed after seeing them:
+    # two more pairs of rate and burst no rig had, a large burst at a low rate and a
+    # middle burst at a high rate. Run them explicitly (--rigs I,J).
+    "I": Rig("I", "150mbit", 262144, "150 Mbit/s, a burst of 256 KiB (14 ms of traffic): a "
+                                     "large burst at a low rate: held out from every change"),
+    "J": Rig("J", "800mbit", 163840, "800 Mbit/s, a burst of 160 KiB (1.6 ms of traffic): a "
+                                     "middle burst at a high rate: held out from every change"),
 }
 
 
