@@ -286,6 +286,32 @@ def test_latency_checker_mode_of_zero_is_the_tools_own_value():
     assert avg == 202.474601
 
 
+def test_latency_checker_under_8_bytes_averages_the_ranks_lines():
+    # A real 8-rank run at -message-size 0 (lc-np8-size0-rigI.txt.cmd): the tool's last
+    # line says 0.000000 (each rank's average travels in a 0-byte message), its ranks'
+    # lines 75-84 us; their mean is the statistic.
+    ms = parse_file(DATA / "latency_checker" / "lc-np8-size0-rigI.txt")
+    means = [m.value for m in ms if m.statistic == "lc_mean_us"]
+    assert len(means) == 8 and min(means) > 75
+    (avg,) = [m for m in ms if m.statistic == "lc_average_of_averages_us"]
+    assert avg.value == pytest.approx(80.378195, abs=1e-6) and avg.size == 0
+    assert "average of average roundtrip latencies: 0.000000" in (
+        DATA / "latency_checker" / "lc-np8-size0-rigI.txt").read_text().splitlines()[avg.line - 1]
+
+
+def test_latency_checker_from_8_bytes_keeps_the_tools_last_line(tmp_path):
+    # At 8 bytes and more the double arrives whole: the tool's own line is the value,
+    # even where it differs from the ranks' mean (here made to differ).
+    text = (DATA / "latency_checker" / "lc-np8-size0-rigI.txt").read_text()
+    for size in (7, 8):
+        f = tmp_path / f"lc{size}.txt"
+        f.write_text(text.replace("message size: 0 bytes (-message-size 0)",
+                                  f"message size: {size} bytes (-message-size {size})")
+                     .replace("latencies: 0.000000", "latencies: 12.500000"))
+        (avg,) = [m.value for m in parse_file(f) if m.statistic == "lc_average_of_averages_us"]
+        assert avg == (12.5 if size == 8 else pytest.approx(80.378195, abs=1e-6))
+
+
 def test_latency_checker_negative_mode_is_refused(tmp_path):
     text = (DATA / "latency_checker" / "lc-np8-mode0-rigB.txt").read_text()
     bad = tmp_path / "lc.txt"

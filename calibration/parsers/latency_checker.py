@@ -7,6 +7,12 @@
 The request and the reply are both message-size bytes; 'Initialized process with rank
 R (size is N)' gives the rank count, else the per-rank lines do. The last line is what
 a truncated run lacks.
+
+Below 8 bytes the last line is not the ranks' mean: each rank sends its average (a
+double) to rank 0 in a message of message-size bytes (process.c, get_result), and rank 0
+reads 8 bytes from what arrived (get_result_reply), so at -message-size 0 it prints
+0.000000 whatever the ranks measured. The average of averages is then taken from the
+per-rank lines, as rank 0 would have computed it (their mean, zeros included).
 """
 from __future__ import annotations
 
@@ -21,6 +27,9 @@ PER_RANK = re.compile(r"^Rank (?P<rank>\d+) -> mode roundtrip latency: (?P<mode>
 FINAL = re.compile(r"^Rank 0 -> average of average roundtrip latencies: (?P<x>\S+) microseconds\s*$")
 SIZE = re.compile(r"^Initialized process with rank \d+ \(size is (?P<n>\d+)\)")
 _ANY = re.compile(r"^Rank \d+ -> ")
+# The bytes of the average each rank sends rank 0 (a C double), of which only
+# message-size bytes travel.
+DOUBLE_BYTES = 8
 
 
 def detect(lines: list[str]) -> bool:
@@ -61,7 +70,8 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
     size, exchanges, _ = header
     common = dict(tool="latency_checker", workload="roundtrip", ranks=ranks, size=size,
                   source=source, repetitions=exchanges, reply_size=size)
-    out = [Measurement(statistic="lc_average_of_averages_us", value=final[0], line=final[1],
+    average = final[0] if size >= DOUBLE_BYTES else sum(a for _, a, _ in per_rank.values()) / ranks
+    out = [Measurement(statistic="lc_average_of_averages_us", value=average, line=final[1],
                        **common)]
     for rank in sorted(per_rank):
         mode, avg, line = per_rank[rank]

@@ -1,0 +1,3 @@
+# made on 2026-11-29T03:52:44Z Open MPI v4.1.4, 2 cores, rig I of docs/validation/rigs-idle (4 emulated hosts, 150 Mbit/s tbf, 256 KiB burst), load average 1.5 1.82 2.28
+# -message-size 0: rank 0's average of averages prints 0.000000 although every rank's average is 75-84 us (process.c sends each rank's double in a message of message-size bytes)
+/usr/bin/mpirun -np 8 --mca plm_rsh_agent /tmp/rigs151425-beulkj6j/rsh-agent --mca routed direct --mca btl tcp,vader,self --mca btl_tcp_if_include 10.235.154.0/24 --mca oob_tcp_if_include 10.235.154.0/24 --bind-to none --mca mpi_yield_when_idle 1 --hostfile /tmp/rigs151425-beulkj6j/hostfile-4x2 --map-by ppr:2:node /tmp/scratch-rigs/bin/latency_checker -message-size 0 -exchanges 300
