@@ -312,6 +312,16 @@ def test_latency_checker_from_8_bytes_keeps_the_tools_last_line(tmp_path):
         assert avg == (12.5 if size == 8 else pytest.approx(80.378195, abs=1e-6))
 
 
+@pytest.mark.parametrize("size", [0, 4000])
+def test_latency_checker_without_rank_lines_is_refused(tmp_path, size):
+    f = tmp_path / "lc.txt"
+    f.write_text(f"Rank 0 -> message size: {size} bytes (-message-size {size}) exchanges: 300 "
+                 "(-exchanges 300)\n\nRank 0 -> average of average roundtrip latencies: "
+                 "0.000000 microseconds\n")
+    with pytest.raises(InputError, match=r"lc\.txt:3: expected a result line per rank"):
+        parse_file(f)
+
+
 def test_latency_checker_negative_mode_is_refused(tmp_path):
     text = (DATA / "latency_checker" / "lc-np8-mode0-rigB.txt").read_text()
     bad = tmp_path / "lc.txt"

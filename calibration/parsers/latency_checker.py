@@ -62,6 +62,9 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
         raise fail(source, end, "the final 'Rank 0 -> average of average roundtrip "
                                 "latencies: X microseconds' line (truncated run?)")
     ranks = size_n if size_n is not None else len(per_rank)
+    if not per_rank:
+        raise fail(source, end, "a result line per rank ('Rank R -> mode roundtrip latency: "
+                                "M microseconds, average roundtrip latency: A microseconds')")
     if sorted(per_rank) != list(range(ranks)):
         missing = sorted(set(range(ranks)) - set(per_rank))
         raise fail(source, end, f"a result line for each of {ranks} ranks (missing "
