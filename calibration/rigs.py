@@ -328,8 +328,8 @@ def main(argv=None) -> int:
     ap.add_argument("--tools", default=".", metavar="DIR",
                     help="folder of IMB-MPI1, osu_latency, osu_bw, latency_checker (default: "
                          "the current folder, then PATH)")
-    ap.add_argument("--rigs", default="A,B,C", help="which rigs (default A,B,C; D, E and F, the rigs "
-                    "held out from the calibration's changes, only when named)")
+    ap.add_argument("--rigs", default="A,B,C", help="which rigs (default A,B,C; D to J, each added "
+                    "later and held out from the calibration's changes, only when named)")
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--only", default="*", metavar="GLOB",
                     help="measure only the missing files whose name matches, e.g. "
