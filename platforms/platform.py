@@ -67,6 +67,8 @@ FILE_KEYS = {
     "noise_values_us": "noise.values_us",
     "rate_jitter": "network.rate_jitter",
     "nic_queue_bytes": "network.nic_queue_bytes",
+    "machine_cores": "nodes.machine_cores",
+    "turn_us": "host.turn_us",
 }
 
 # Numbers that must be > 0 (a count or a bandwidth of zero has no meaning) and those
@@ -146,6 +148,11 @@ class Platform:
     # The most of a node's queued bytes a rendezvous's request or answer waits behind;
     # 0: Linux's TCP small queues (two 64 KiB segments, or 1 ms at the bucket's rate).
     nic_queue_bytes: int = 0
+    # Every node on one machine of this many cores (an emulated cluster); None: each node
+    # has its own. With n ranks per machine core (n > 1) a pass lasts at least n x turn_us:
+    # a rank that yields while it waits probes once per turn of its core.
+    machine_cores: int | None = None
+    turn_us: float | None = None
     # File key ("network.latency_us") -> where that number comes from.
     provenance: Mapping[str, str] = field(default_factory=dict, compare=False)
     # Where the platform was read from (a preset name or a path); for messages only.
@@ -227,6 +234,17 @@ class Platform:
             self._fail("rendezvous_first_bytes", f"must be >= 0, got {self.rendezvous_first_bytes}")
         if self.rendezvous_first_bytes > 0 and self.eager_threshold_bytes is None:
             self._fail("rendezvous_first_bytes", "needs host.eager_threshold_bytes (no rendezvous without it)")
+        if self.machine_cores is not None:
+            _check_int(self, "machine_cores")
+            if self.machine_cores < 1:
+                self._fail("machine_cores", f"must be at least 1 (absent: each node its own "
+                                            f"cores), got {self.machine_cores}")
+        if self.turn_us is not None:
+            self._set("turn_us", _check_float(self, "turn_us"))
+            if self.turn_us < 0:
+                self._fail("turn_us", f"must be >= 0, got {self.turn_us}")
+            if self.machine_cores is None:
+                self._fail("turn_us", "needs nodes.machine_cores (the cores every node shares)")
         if self.transport not in TRANSPORTS:
             self._fail("transport", f"must be one of {', '.join(TRANSPORTS)}, got {self.transport!r}")
         if self.transport == "queue" and self.topology != "star":
@@ -311,6 +329,10 @@ class Platform:
         spec["eager_threshold_bytes"] = (-1 if self.eager_threshold_bytes is None
                                          else self.eager_threshold_bytes)
         spec["noise_values_us"] = list(self.noise_values_us)
+        # Only when set: the values hash of every platform without them stays as it was.
+        if self.machine_cores is not None:
+            spec["machine_cores"] = self.machine_cores
+            spec["turn_us"] = self.turn_us or 0.0
         if reception is not None:
             spec["reception"] = self.replace(reception=reception).reception
         return spec
@@ -347,6 +369,9 @@ class Platform:
             on.append(f"NIC {_num(self.nic_message_us)} us per message")
         if self.oversubscribe:
             on.append("oversubscribed cores")
+        if self.machine_cores is not None:
+            on.append(f"one machine of {self.machine_cores} cores, a turn of "
+                      f"{_num(self.turn_us or 0.0)} us")
         if self.eager_threshold_bytes is not None:
             on.append(f"rendezvous above {self.eager_threshold_bytes} B"
                       + (f", its first {self.rendezvous_first_bytes} B with the request"

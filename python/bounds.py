@@ -80,6 +80,8 @@ BOUNDS: dict[str, Bound] = {
     "network.nic_message_us": Bound("float", MIN_TIME_US, MAX_TIME_US, "us", _TIME, zero=True),
     "network.rate_jitter": Bound("float", 1e-6, 1, "", "0: none; a fraction of a message's sending time (1: as long again)", zero=True),
     "network.nic_queue_bytes": Bound("int", 0, 2**40, "bytes", "0: Linux's TCP small queues (two 64 KiB segments); at most 1 TiB"),
+    "nodes.machine_cores": Bound("int", 1, MAX_CORES, "cores", "absent: each node has its own cores"),
+    "host.turn_us": Bound("float", MIN_TIME_US, MAX_TIME_US, "us", _TIME, zero=True),
     "host.eager_threshold_bytes": Bound("int", 0, INT32_MAX, "bytes", "absent: always eager; an MPI count is a C int"),
     "host.rendezvous_first_bytes": Bound("int", 0, INT32_MAX, "bytes", "0: the request carries no data; an MPI count is a C int"),
     "noise.median_us": Bound("float", MIN_TIME_US, MAX_TIME_US, "us", _TIME, zero=True),

@@ -48,7 +48,7 @@ PlatformSpec platform_from(const py::dict& d)
                   "recv_overhead_us", "per_byte_overhead_ns", "gap_us", "pass_us", "reception", "bucket_gbps",
                   "bucket_burst_bytes", "bucket_message_bytes", "nic_message_us", "pacing_gbps", "pacing_above_bytes", "oversubscribe", "eager_threshold_bytes", "rendezvous_first_bytes", "probe", "transport",
                   "noise_scope", "noise_distribution", "noise_median_us", "noise_sigma", "noise_values_us",
-                  "reduce_ns_per_byte", "rate_jitter", "nic_queue_bytes"},
+                  "reduce_ns_per_byte", "rate_jitter", "nic_queue_bytes", "machine_cores", "turn_us"},
                  "platform");
   PlatformSpec p;
   take(d, "name", p.name);
@@ -91,6 +91,8 @@ PlatformSpec platform_from(const py::dict& d)
   take(d, "pacing_gbps", p.pacing_gbps);
   take(d, "pacing_above_bytes", p.pacing_above_bytes);
   take(d, "oversubscribe", p.oversubscribe);
+  take(d, "machine_cores", p.machine_cores);
+  take(d, "turn_us", p.turn_us);
   take(d, "eager_threshold_bytes", p.eager_threshold_bytes);
   take(d, "rendezvous_first_bytes", p.rendezvous_first_bytes);
   std::string transport = "flow";

@@ -84,6 +84,8 @@ void validate(const PlatformSpec& p, const WorkloadSpec& w)
   require(positive(p.intra_bandwidth_gbps), "intranode bandwidth_gbps must be positive");
   for (double v : {p.send_overhead_us, p.recv_overhead_us, p.per_byte_overhead_ns, p.gap_us, p.pass_us})
     require(non_negative(v), "host costs must be zero or positive");
+  require(p.machine_cores >= 0, "machine_cores must be zero (each node its own cores) or positive");
+  require(non_negative(p.turn_us), "turn_us must be zero or positive");
   require(p.transport == TransportKind::Flow || p.topology == "star" || p.topology.empty(),
           "transport \"queue\" runs on the star topology only (topology is " + p.topology + ")");
   require(w.ranks > 0, "ranks must be positive");

@@ -42,6 +42,13 @@ Sim::Sim(const PlatformSpec& platform, const WorkloadSpec& workload, std::unique
       node_stretch_[n] = static_cast<double>(count[n]) / static_cast<double>(platform_.cores);
     node_pass_s_[n] *= node_stretch_[n];
   }
+  // All nodes on one machine (an emulated cluster): with n ranks per machine core, a
+  // yielding rank gets the core once every n turns, so its pass is at least n turns.
+  if (platform_.machine_cores > 0 && workload.ranks > platform_.machine_cores) {
+    const double turns = static_cast<double>(workload.ranks) / static_cast<double>(platform_.machine_cores);
+    for (double& pass : node_pass_s_)
+      pass = std::max(pass, turns * platform_.turn_us * 1e-6);
+  }
   ordered_ = platform_.transport == TransportKind::Flow || platform_.noise_scope == NoiseScope::Message ||
              platform_.rate_jitter > 0 || platform_.pacing_gbps > 0 || platform_.eager_threshold_bytes >= 0 ||
              ((platform_.limiter_gbps > 0 || platform_.backbone_gbps > 0) && platform_.bucket_gbps > 0);

@@ -62,6 +62,11 @@ struct PlatformSpec {
   double pacing_gbps = 0;          // a connection's own rate (TCP pacing); 0: none
   int64_t pacing_above_bytes = 0;  // messages up to this size leave unpaced (one packet)
   bool oversubscribe = false;     // more ranks than cores: passes and overheads stretch
+  // Every node on one machine of this many cores (an emulated cluster); 0: each node
+  // has its own. With n ranks per machine core (n > 1), a pass lasts at least
+  // n * turn_us: a yielding rank probes once per turn of its core.
+  int machine_cores = 0;
+  double turn_us = 0;
   int64_t eager_threshold_bytes = -1;  // above it: rendezvous; -1: always eager
   int64_t rendezvous_first_bytes = 0;  // sent with a rendezvous's request (Open MPI ob1)
   Probe probe = Probe::Arrival;
