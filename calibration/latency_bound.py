@@ -74,3 +74,11 @@ def counted(case: dict, cores: int, t0: float | None = None, n_half: float | Non
     time is the scheduler's (each rank yields, mpi_yield_when_idle), which no network
     model predicts; it is still shown, in the all-cases columns."""
     return case["ranks"] <= cores or not latency_bound(case, t0, n_half)
+
+
+def counted_flags(cases: list[dict], cores: int, n_half: float | None) -> list[bool]:
+    """counted() of each of validate's JSON cases, each against its own run's zero-byte
+    time (zero_byte_times), else n_half: the rigs report's count, in the cases' order."""
+    t0 = zero_byte_times(cases)
+    return [counted(c, cores, t0.get((c["file"], c["workload"], c.get("statistic"))), n_half)
+            for c in cases]

@@ -18,7 +18,7 @@ from pathlib import Path
 from ..errors import InputError
 from .rigs import CASES, NIC_QUEUE_PROBE, Rig
 from .file_placement import split_arg
-from .latency_bound import counted, rig_half_length, zero_byte_times
+from .latency_bound import counted_flags, rig_half_length
 from .rigs_noise import noise_floor
 from ..platforms.platform import OPEN_MPI_TCP_EAGER_LIMIT
 
@@ -150,9 +150,7 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
                               if c.tool == "imb-pingpong" and c.per_host == 1])
 
     def flags(cases: list[dict]) -> list[bool]:
-        t0 = zero_byte_times(cases)
-        return [counted(c, cores, t0.get((c["file"], c["workload"], c.get("statistic"))), n_half)
-                for c in cases]
+        return counted_flags(cases, cores, n_half)
 
     fit = out / "baseline-fit.toml"
     # Every rig runs Open MPI over TCP: its eager limit is known, not left to the screen

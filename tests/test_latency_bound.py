@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from hopsim.calibration.latency_bound import (counted, half_length, latency_bound,
+from hopsim.calibration.latency_bound import (counted, counted_flags, half_length, latency_bound,
                                               rig_half_length, zero_byte_times)
 
 DATA = Path(__file__).parent / "data"
@@ -74,3 +74,16 @@ def test_zero_byte_times_are_per_run_workload_and_statistic():
     assert zero_byte_times(cases) == {("a", "exchange", "t_avg_us"): 10.0,
                                       ("b", "exchange", "t_avg_us"): 30.0,
                                       ("a", "exchange", "t_max_us"): 7.0}
+
+
+def test_counted_flags_set_each_case_against_its_own_runs_zero_byte_time():
+    # Run a: 0 B in 10 us, so 1 KiB in 19 us is latency-bound and 25 us is not; run b's
+    # 0 B took 30 us, so its 1 KiB in 25 us is latency-bound; the one-size run c (no
+    # zero-byte case) goes by n½ = 2000 B: its 4000 B counts, its 1000 B does not.
+    cases = [_case(0, 10.0, file="a"), _case(1024, 19.0, file="a"), _case(1024, 25.0, file="a"),
+             _case(0, 30.0, file="b"), _case(1024, 25.0, file="b"),
+             {**_case(4000, 50.0, file="c"), "workload": "roundtrip"},
+             {**_case(1000, 50.0, file="c"), "workload": "roundtrip"}]
+    assert counted_flags(cases, 2, 2000.0) == [False, False, True, False, False, True, False]
+    # With as many cores as ranks every case counts.
+    assert counted_flags(cases, 4, 2000.0) == [True] * 7

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from scipy.optimize import brentq
 
-from hopsim.calibration.latency_bound import counted, rig_half_length, zero_byte_times
+from hopsim.calibration.latency_bound import counted_flags, rig_half_length
 from hopsim.calibration.parsers import parse_file
 from hopsim.platforms import load
 from hopsim.platforms.platform_file import platform_toml
@@ -57,9 +57,8 @@ def per_file(plat: Path, rig: str) -> dict:
         files = sorted(str(p) for p in d.glob(f"*-{pattern}-t*.txt")
                        if p.name.startswith(("imb-exchange", "latency_checker")))
         cases = validate(plat, files, "4", rpn, placement)
-        t0 = zero_byte_times(cases)
-        for c in cases:
-            if counted(c, MACHINE_CORES, t0.get((c["file"], c["workload"], c.get("statistic"))), n_half):
+        for c, n in zip(cases, counted_flags(cases, MACHINE_CORES, n_half)):
+            if n:
                 meds.setdefault(Path(c["file"]).name, []).append(abs(c["error_pct"]))
     return {f: round(statistics.median(v), 1) for f, v in sorted(meds.items())}
 

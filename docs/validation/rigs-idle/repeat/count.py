@@ -1,7 +1,7 @@
 """count.py FIT DIR: the rigs report's counting (calibration/latency_bound.py, 2 cores) of the files in DIR, validated on FIT: per-file median abs error over the counted cases."""
 import json, subprocess, sys, statistics
 from pathlib import Path
-from hopsim.calibration.latency_bound import counted, zero_byte_times, rig_half_length
+from hopsim.calibration.latency_bound import counted_flags, rig_half_length
 plat, d = sys.argv[1], Path(sys.argv[2])
 nh = rig_half_length(sorted(d.glob('imb-pingpong-2x1-*.txt')))
 groups = [('4', '1', 'block', '*-4x1-block-*'), ('4', '2', 'block', '*-4x2-block-*'),
@@ -9,14 +9,13 @@ groups = [('4', '1', 'block', '*-4x1-block-*'), ('4', '2', 'block', '*-4x2-block
 meds = {}
 for nodes, rpn, pl, pat in groups:
     files = sorted(str(p) for p in d.glob(pat + '.txt'))
-    out = subprocess.run(['hopsim', 'validate', '--platform', plat, '--nodes', nodes,
+    out = subprocess.run([sys.executable, '-m', 'hopsim', 'validate', '--platform', plat, '--nodes', nodes,
                           '--ranks-per-node', rpn, '--placement', pl, *files, '--json'],
                          capture_output=True, text=True)
     cases = json.loads(out.stdout)['cases']
-    t0 = zero_byte_times(cases)
     by = {}
-    for c in cases:
-        if counted(c, 2, t0.get((c['file'], c['workload'], c.get('statistic'))), nh):
+    for c, n in zip(cases, counted_flags(cases, 2, nh)):
+        if n:
             by.setdefault(Path(c['file']).name, []).append(abs(c['error_pct']))
     for f, e in by.items():
         meds[f] = statistics.median(e)
