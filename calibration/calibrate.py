@@ -107,6 +107,25 @@ def _base(base, name: str, nodes, ranks_per_node) -> tuple[Platform, set[str]]:
     return (p.replace(**changes) if changes else p), given
 
 
+def _one_machine(p: Platform, cores: int, measurements, joint: bool) -> Platform:
+    """p with every node on one machine of `cores` cores (--machine-cores), its turn at
+    --base's value (0 without one) until the joint fit sets it."""
+    turning = any(m.workload == "roundtrip" and m.ranks > cores for m in measurements)
+    if turning and joint:
+        how = "the joint fit's, from the round trips with more ranks than these cores"
+    elif turning:
+        how = "not fitted: only the joint fit fits it (not --closed-form)"
+    else:
+        how = (f"not fitted: no round-trip run (latency_checker, Ray) has more ranks than "
+               f"{cores}, the only runs that show it")
+    turn = p.turn_us or 0.0
+    return p.replace(machine_cores=cores, turn_us=turn, provenance={
+        **p.provenance,
+        "nodes.machine_cores": f"given by --machine-cores: every measured node ran on one "
+                               f"machine of {cores} cores (an emulated cluster)",
+        "host.turn_us": f"{how}; {turn}" + (" (--base's)" if p.turn_us else " (no turn)")})
+
+
 # What --hold may keep out of the joint fit: the continuous values it frees.
 HOLDABLE = ("network.latency_us", "network.bandwidth_gbps", "intranode.latency_us",
             "intranode.bandwidth_gbps", "host.pass_us")
@@ -261,18 +280,23 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
                     argv=None, joint=False, cap=FIT_CAP, progress=None,
                     holdout=None, leave_one_out=None, placement=None,
                     hold=(), eager_limit=None,
-                    eager_limit_from="given by --eager-limit") -> CalibrationResult:
+                    eager_limit_from="given by --eager-limit",
+                    machine_cores=None) -> CalibrationResult:
     """joint=True: after the closed-form fitters, the joint fit over the engine's simulations
     (calibration/joint.py, structure.py, determine.py) over every case of every file.
     placement: for files that record none (third-party tools), how their ranks were placed.
     hold: file keys (HOLDABLE) kept at --base's value by the joint fit: a vendor
     specification that the files must not move. eager_limit: the MPI's eager limit
     between nodes in bytes of data, when known: the only rendezvous threshold weighed
-    (eager_limit_from: who says so, for the report)."""
+    (eager_limit_from: who says so, for the report). machine_cores: every measured node
+    ran on one machine of that many cores (an emulated cluster): the joint fit then fits
+    the machine's turn (host.turn_us) to round trips with more ranks than that."""
     held = _held_fields(hold, base)
     platform, given = _base(base, name, nodes, ranks_per_node)
     # FILE@K[,cyclic] files keep their own placement; ranks_per_node becomes None then.
     measurements, ranks_per_node = file_placement.read(files, ranks_per_node, placement)
+    if machine_cores is not None:
+        platform = _one_machine(platform, machine_cores, measurements, joint)
     base_platform = platform if base is not None else None
     # Runs that placed several ranks per node (hopsim and live JSON record it) must fit
     # the platform they are replayed on: room for their placement, as a fact of the data.

@@ -152,6 +152,11 @@ def add_calibrate(sub):
                             "ob1's header): the only rendezvous threshold the fit weighs "
                             "against eager-only (default: with --live --emulate-cluster, Open "
                             "MPI's TCP limit, since hopsim runs it; else screened from the files)")
+    joint.add_argument("--machine-cores", type=bounds.flag("nodes.machine_cores"), metavar="N",
+                       help="every measured node ran on one machine of N cores (an emulated "
+                            "cluster): the platform says so (nodes.machine_cores) and the joint "
+                            "fit fits the machine's turn (host.turn_us) to round trips with more "
+                            "ranks than N (default: none, each node its own cores)")
     joint.add_argument("--fit-iterations", type=bounds.flag("fit_iterations"), metavar="N",
                        help="iterations (repetitions, round trips per rank) per case at most "
                             "while fitting jointly (default: the joint fit's budget, 300)")
@@ -191,9 +196,9 @@ def run_calibrate(args) -> int:
     if not args.live and not files:
         raise InputError("give measurement FILES, or --live to measure a ping-pong first")
     if args.closed_form and (args.holdout or args.leave_one_out or args.fit_iterations
-                             or args.eager_limit is not None):
-        raise InputError("--closed-form: --holdout, --leave-one-out, --fit-iterations and "
-                         "--eager-limit need the joint fit")
+                             or args.eager_limit is not None or args.machine_cores is not None):
+        raise InputError("--closed-form: --holdout, --leave-one-out, --fit-iterations, "
+                         "--eager-limit and --machine-cores need the joint fit")
     if args.holdout and args.leave_one_out:
         raise InputError("--holdout or --leave-one-out, not both")
     if args.leave_one_out and len(files) < 2:
@@ -237,7 +242,7 @@ def _calibrate(args, out, name, files, made) -> None:
         fit_files = split(files, args.holdout) if args.holdout else files
         kw = dict(base=args.base, nodes=args.nodes, ranks_per_node=args.ranks_per_node,
                   placement=args.placement, hold=_hold(args.hold),
-                  **eager_limit_of(args, os.environ),
+                  **eager_limit_of(args, os.environ), machine_cores=args.machine_cores,
                   joint=not args.closed_form, cap=args.fit_iterations or FIT_CAP,
                   progress=lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n"))
         result = _fit(fit_files, name=name, argv=sys.argv[1:], holdout=args.holdout,

@@ -309,7 +309,9 @@ class RoundTripSolve(Fitter):
     def fit(self, data, platform, state):
         if not data.roundtrip:
             return [], "needs a latency_checker or Ray round-trip file"
-        m = data.roundtrip[0]
+        # The run with fewest ranks: more ranks than the machine has cores would put the
+        # scheduler's turns into the pass (the joint fit's host.turn_us).
+        m = min(data.roundtrip, key=lambda m: m.ranks)
         from .validate import case_of
         case = case_of(m, data.ranks_per_node)
         if "line" in state:
@@ -343,6 +345,14 @@ class NicMessage(Fitter):
     def fit(self, data, platform, state):
         from .validate import case_of
         placed = [m for m in data.placed if case_of(m) is not None]
+        if platform.machine_cores and placed:
+            # Nodes on one machine: a run with more ranks than its cores is the scheduler's
+            # turns (the joint fit's host.turn_us), not the NIC's cost.
+            placed = [m for m in placed if m.ranks <= platform.machine_cores]
+            if not placed:
+                return [], (f"every run with 2+ ranks per node has more ranks than the "
+                            f"machine's {platform.machine_cores} cores (--machine-cores): "
+                            f"their time is the machine's turns")
         if not placed:
             return [], ("needs an exchange or round-trip run with 2+ ranks per node on 2+ "
                         "nodes, from a file that records ranks_per_node (hopsim or live JSON)")
@@ -374,6 +384,47 @@ class NicMessage(Fitter):
                               f"the ping-pong line's {L:.6g} us less twice the NIC message "
                               f"cost (one at each end); {prov}"))
         return out, None
+
+
+class MachineTurn(Fitter):
+    """Every node on one machine (calibrate --machine-cores): the turn (host.turn_us) that
+    makes the simulated round trip of a run with more ranks than the machine's cores
+    equal the median of its trials: Brent's method over the engine, on the smallest
+    message's run (the least of its time is bytes). A pass of n turns with n ranks per
+    core (docs/model.md) is the scheduler's time, which only such runs show; the joint fit
+    starts from this value (from 0 its column is flat)."""
+
+    name = "machine's turn from round trips"
+    keys = ("host.turn_us",)
+
+    def fit(self, data, platform, state):
+        from .validate import case_of
+        if not platform.machine_cores:
+            return [], "needs --machine-cores (the nodes measured on one machine)"
+        runs = [m for m in data.placed + data.roundtrip
+                if m.workload == "roundtrip" and m.ranks > platform.machine_cores]
+        if not runs:
+            return [], (f"needs a round-trip run (latency_checker, Ray) with more ranks than "
+                        f"the machine's {platform.machine_cores} cores")
+        m = min(runs, key=lambda r: (r.size, r.ranks))
+        trials = [r for r in runs if (r.size, r.ranks, r.ranks_per_node, r.statistic)
+                  == (m.size, m.ranks, m.ranks_per_node, m.statistic)]
+        target = statistics.median(r.value for r in trials)
+        case = case_of(m, None if m in data.placed else data.ranks_per_node)
+        case.run["exchanges"] = min(case.run["exchanges"], FIT_EXCHANGES)
+        f = lambda x: case.simulate(platform.replace(turn_us=x))
+        what = f"host.turn_us from {where(trials)}"
+        try:
+            x = _stored(solve(f, target, 0.0, max(target, 1.0), 1e-6, what))
+        except InputError as e:
+            return [], f"not reachable with host.turn_us: {e}"
+        sim = f(x)
+        return [Fitted("host.turn_us", x,
+                       f"fit: Brent's method over the engine so that {case.label()} on one "
+                       f"machine of {platform.machine_cores} cores gives the median of "
+                       f"{len(trials)} trial(s)' {m.statistic}, {target:.6g} us "
+                       f"({where(trials)}); simulated {sim:.6g} us "
+                       f"({100 * (sim - target) / target:+.2f}%)")], None
 
 
 class NicQueue(Fitter):
@@ -495,7 +546,7 @@ class IntraNodeLine(Fitter):
 def fitters(intranode: bool) -> list[Fitter]:
     # Breakpoint fitters first: they decide whether the line fit may use segments.
     return [Pacing(), ProtocolThreshold(), TokenBucket(), PingPongLine(intranode), IntraNodeLine(),
-            RoundTripSolve(), NicMessage(), NicQueue(), Noise()]
+            RoundTripSolve(), NicMessage(), MachineTurn(), NicQueue(), Noise()]
 
 
 @dataclass
