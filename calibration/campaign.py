@@ -38,6 +38,9 @@ COLLECTIVE_MAX_BYTES = 2**19
 # window (64 KiB to 8 MiB) runs well past any burst: the sustained rate.
 BANDWIDTH_SIZES = tuple(2**k for k in range(10, 18))
 BANDWIDTH_WINDOWS = 10
+# Round trips per rank of the 0-byte round-trip probe (latency_checker's -exchanges in the
+# rigs' runs).
+ROUNDTRIP_EXCHANGES = 300
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,11 @@ def probes(hosts: int, trials: int = TRIALS) -> list[Probe]:
               sample_nic_queue=True),
         Probe("exchange-2x2", "exchange", 4, 2, "hopbench", ex,
               shows="per-node NIC message cost, intra- and inter-node paths together"),
+        Probe("roundtrip-2x2", "roundtrip", 4, 2, "hopbench",
+              {"request_bytes": 0, "reply_bytes": 0, "exchanges": ROUNDTRIP_EXCHANGES},
+              shows="0-byte round trips of 4 ranks on 2 hosts: with --machine-cores under "
+                    "4 (hosts on one machine), the machine's turn; else the pass and NIC "
+                    "costs of polling ranks"),
         Probe(f"bcast-linear-{fan}", "bcast", fan_ranks, fan_rpn, "imb",
               coll("bcast", "basic_linear"),
               shows="one host sending to several at once: pacing per connection or the "
