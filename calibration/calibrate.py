@@ -126,6 +126,29 @@ def _one_machine(p: Platform, cores: int, measurements, joint: bool) -> Platform
         "host.turn_us": f"{how}; {turn}" + (" (--base's)" if p.turn_us else " (no turn)")})
 
 
+def _turned(p: Platform, case) -> bool:
+    return bool(p.machine_cores) and case.workload == "roundtrip" and case.ranks > p.machine_cores
+
+
+def _turn_on(fitted: Platform, measurements, ranks_per_node, n: int) -> tuple[Platform, str]:
+    """The machine's turn solved again on the joint fit's platform (fit.MachineTurn);
+    (platform, the report's line)."""
+    from .fit import Data, MachineTurn
+
+    k = FILE_KEYS["turn_us"]
+    out, why = MachineTurn().fit(Data.of(measurements, ranks_per_node), fitted, {})
+    if not out:
+        return fitted, (f"machine's turn: {n} case(s) with more ranks than the machine's "
+                        f"{fitted.machine_cores} cores fit the turn only, and it stays "
+                        f"{fitted.turn_us} (the closed form's): {why}")
+    x = out[0].value
+    prov = (out[0].provenance.replace("fit: ", "fit on the joint fit's platform: ", 1)
+            + f"; the {n} case(s) with more ranks than the machine's cores fit the turn "
+              f"only (their time is the scheduler's), not the network")
+    return (fitted.replace(turn_us=x, provenance={**fitted.provenance, k: prov}),
+            f"machine's turn: {k} = {x}    ({prov})")
+
+
 # What --hold may keep out of the joint fit: the continuous values it frees.
 HOLDABLE = ("network.latency_us", "network.bandwidth_gbps", "intranode.latency_us",
             "intranode.bandwidth_gbps", "host.pass_us")
@@ -164,6 +187,15 @@ def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node,
     cases, _ = cases_of(measurements, ranks_per_node)
     if not cases:
         raise InputError("--joint: no file holds a case hopsim simulates")
+    # Round trips with more ranks than the one machine has cores are the scheduler's
+    # turns: they fit the turn alone, on the network fitted from the other runs, whose
+    # parameters they would otherwise bend to a scheduler the model has only as n turns.
+    turned = [c for c in cases if _turned(p, c)]
+    cases = [c for c in cases if not _turned(p, c)]
+    if not cases:
+        raise InputError(f"every case has more ranks than the machine's {p.machine_cores} "
+                         f"cores (--machine-cores): they fit its turn only; give the runs "
+                         f"the network is fitted from as well")
     # The mechanisms --base has (or, without it, none: every mechanism off).
     reference = base_platform if base_platform is not None else Platform(
         name="none", nodes=p.nodes, cores=p.cores, latency_us=p.latency_us,
@@ -177,6 +209,10 @@ def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node,
     if progress:
         progress(f"joint fit: {d.evaluations} simulations of every case in {d.seconds:.0f} s")
     fitted = d.fit.platform
+    if turned:
+        fitted, line = _turn_on(fitted, measurements, ranks_per_node, len(turned))
+        d.lines.append(line)
+        d.provenance[FILE_KEYS["turn_us"]] = fitted.provenance[FILE_KEYS["turn_us"]]
     if p.noise_scope != "off":
         fitted = fitted.replace(**{f: getattr(p, f) for f in ("noise_scope", "noise_distribution",
                                                               "noise_median_us", "noise_sigma",

@@ -45,7 +45,7 @@ BOUNDS = {
     "bucket_message_bytes": (1.0, 1e5), "pass_us": (MIN_TIME_US, 1e4),
     "nic_message_us": (MIN_TIME_US, 1e4), "intra_latency_us": (MIN_TIME_US, 1e5),
     "intra_bandwidth_gbps": (1e-3, 1e5), "limiter_gbps": (1e-4, 1e4), "backbone_gbps": (1e-4, 1e4),
-    "gap_us": (MIN_TIME_US, 1e4), "turn_us": (MIN_TIME_US, 1e4),
+    "gap_us": (MIN_TIME_US, 1e4),
 }
 # Iterations (repetitions, round trips per rank) per case at most while fitting.
 FIT_CAP = 300

@@ -148,17 +148,7 @@ def core_free(p: Platform, cases) -> list[str]:
         free += ["intra_latency_us", "intra_bandwidth_gbps"]
     if p.pass_us > 0 and any(c.workload == "roundtrip" for c in cases):
         free.append("pass_us")
-    if _turned(p, cases):
-        free.append("turn_us")
     return free
-
-
-def _turned(p: Platform, cases) -> bool:
-    """The machine's turn shows only in a round trip with more ranks than the one machine
-    every node shares has cores (a pass of n turns, docs/model.md); other workloads and
-    fewer ranks never see it."""
-    return bool(p.machine_cores) and any(c.workload == "roundtrip" and c.ranks > p.machine_cores
-                                         for c in cases)
 
 
 def _pacing(p: Platform, base: Platform, cases) -> tuple[list[Alternative], str] | None:
@@ -578,10 +568,6 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
     the only rendezvous threshold weighed (calibrate --eager-limit)."""
     t0 = time.perf_counter()
     core = [f for f in core_free(start, cases) if f not in hold]
-    if "turn_us" in core and not start.turn_us:
-        # A turn binds where n turns outlast a pass (n >= 2 ranks per core): one pass
-        # binds, so the first Jacobian sees it.
-        start = start.replace(turn_us=max(start.pass_us or 0.0, 1.0))
     current = core_fit = fit_joint(start, cases, core, cap=cap, max_nfev=max_nfev)
     extra: list[str] = []
     decisions = []

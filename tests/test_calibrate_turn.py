@@ -9,7 +9,7 @@ import pytest
 
 import hopsim
 from hopsim.calibration.calibrate import calibrate_files
-from hopsim.calibration.structure import _bucket, core_free
+from hopsim.calibration.structure import _bucket
 from hopsim.platforms.platform import Platform
 
 # 2 nodes of 2 cores on one machine of 2 cores: a run of 4 ranks takes n = 2 turns a pass.
@@ -73,24 +73,31 @@ def test_the_round_trip_fit_takes_the_run_with_fewest_ranks(tmp_path):
     assert calibrate_files([many], base=base).fit.platform.latency_us > 1.2 * alone
 
 
-def _case(workload, ranks, rpn=1):
-    return SimpleNamespace(workload=workload, ranks=ranks, ranks_per_node=rpn)
-
-
-def test_the_joint_fit_frees_the_turn_only_where_a_run_shows_it():
-    p = TRUTH
-    assert "turn_us" in core_free(p, [_case("roundtrip", 4, 2)])
-    assert "turn_us" not in core_free(p, [_case("roundtrip", 2)])          # n = 1
-    assert "turn_us" not in core_free(p, [_case("exchange", 8, 2)])        # no pass grid
-    assert "turn_us" not in core_free(p.replace(machine_cores=None, turn_us=None),
-                                      [_case("roundtrip", 4, 2)])
+def test_runs_beyond_the_cores_fit_the_turn_only(tmp_path, runs):
+    # Two 4-rank runs one turn cannot both meet (the 4000 B one made with twice the
+    # turn): in the joint fit they would bend the network's values; they fit the turn
+    # alone, on the network fitted from the 2-rank run, which is the same with or without
+    # them.
+    odd = hopsim.simulate(TRUTH.replace(turn_us=6.0), "roundtrip", ranks=4, ranks_per_node=2,
+                          exchanges=200, request_bytes=4000, reply_bytes=4000)
+    (tmp_path / "rt-2x2-4000.json").write_text(odd.to_json() + "\n")
+    base = BASE.replace(latency_us=14.0, pass_us=0.5)
+    alone = calibrate_files([runs["2x1"]], base=base, machine_cores=2, joint=True, cap=None)
+    both = calibrate_files([runs["2x1"], runs["2x2"], str(tmp_path / "rt-2x2-4000.json")],
+                           base=base, machine_cores=2, joint=True, cap=None)
+    a, b = alone.fit.platform, both.fit.platform
+    assert (b.latency_us, b.pass_us) == (a.latency_us, a.pass_us)
+    assert b.turn_us > 0 and "joint fit's platform" in b.provenance["host.turn_us"]
+    assert "machine's turn: host.turn_us = " in both.text
+    assert "fit the turn only" in both.text
 
 
 def test_no_bucket_takes_the_buckets_headers_with_it():
     # A --base with a bucket and its headers: "no bucket" must be a valid platform (it
     # once failed: bucket_message_bytes needs a bucket).
     p = TRUTH.replace(bucket_gbps=0.5, bucket_burst_bytes=64000.0, bucket_message_bytes=80.0)
-    alternatives, _ = _bucket(p, p, [_case("roundtrip", 2)])
+    alternatives, _ = _bucket(p, p, [SimpleNamespace(workload="roundtrip", ranks=2,
+                                                     ranks_per_node=1)])
     off = next(a for a in alternatives if a.label == "no bucket").platform
     assert (off.bucket_gbps, off.bucket_burst_bytes, off.bucket_message_bytes) == (0.0, 0.0, 0.0)
 
