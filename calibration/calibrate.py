@@ -109,10 +109,10 @@ def _base(base, name: str, nodes, ranks_per_node) -> tuple[Platform, set[str]]:
 
 def _one_machine(p: Platform, cores: int, measurements, joint: bool) -> Platform:
     """p with every node on one machine of `cores` cores (--machine-cores), its turn at
-    --base's value (0 without one) until the joint fit sets it."""
+    --base's value (0 without one) until MachineTurn solves it."""
     turning = any(m.workload == "roundtrip" and m.ranks > cores for m in measurements)
     if turning and joint:
-        how = "the joint fit's, from the round trips with more ranks than these cores"
+        how = "solved from the round trips with more ranks than these cores"
     elif turning:
         how = "not fitted: only the joint fit fits it (not --closed-form)"
     else:
@@ -325,8 +325,8 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
     specification that the files must not move. eager_limit: the MPI's eager limit
     between nodes in bytes of data, when known: the only rendezvous threshold weighed
     (eager_limit_from: who says so, for the report). machine_cores: every measured node
-    ran on one machine of that many cores (an emulated cluster): the joint fit then fits
-    the machine's turn (host.turn_us) to round trips with more ranks than that."""
+    ran on one machine of that many cores (an emulated cluster): round trips with more
+    ranks than that fit the machine's turn (host.turn_us) and nothing else."""
     held = _held_fields(hold, base)
     platform, given = _base(base, name, nodes, ranks_per_node)
     # FILE@K[,cyclic] files keep their own placement; ranks_per_node becomes None then.

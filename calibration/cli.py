@@ -154,9 +154,10 @@ def add_calibrate(sub):
                             "MPI's TCP limit, since hopsim runs it; else screened from the files)")
     joint.add_argument("--machine-cores", type=bounds.flag("nodes.machine_cores"), metavar="N",
                        help="every measured node ran on one machine of N cores (an emulated "
-                            "cluster): the platform says so (nodes.machine_cores) and the joint "
-                            "fit fits the machine's turn (host.turn_us) to round trips with more "
-                            "ranks than N (default: none, each node its own cores)")
+                            "cluster): the platform says so (nodes.machine_cores), and round "
+                            "trips with more ranks than N fit the machine's turn "
+                            "(host.turn_us) and nothing else (default: none, each node its "
+                            "own cores)")
     joint.add_argument("--fit-iterations", type=bounds.flag("fit_iterations"), metavar="N",
                        help="iterations (repetitions, round trips per rank) per case at most "
                             "while fitting jointly (default: the joint fit's budget, 300)")

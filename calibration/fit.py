@@ -310,7 +310,7 @@ class RoundTripSolve(Fitter):
         if not data.roundtrip:
             return [], "needs a latency_checker or Ray round-trip file"
         # The run with fewest ranks: more ranks than the machine has cores would put the
-        # scheduler's turns into the pass (the joint fit's host.turn_us).
+        # scheduler's turns into the pass (MachineTurn's host.turn_us).
         m = min(data.roundtrip, key=lambda m: m.ranks)
         from .validate import case_of
         case = case_of(m, data.ranks_per_node)
@@ -347,7 +347,7 @@ class NicMessage(Fitter):
         placed = [m for m in data.placed if case_of(m) is not None]
         if platform.machine_cores and placed:
             # Nodes on one machine: a run with more ranks than its cores is the scheduler's
-            # turns (the joint fit's host.turn_us), not the NIC's cost.
+            # turns (MachineTurn's host.turn_us), not the NIC's cost.
             placed = [m for m in placed if m.ranks <= platform.machine_cores]
             if not placed:
                 return [], (f"every run with 2+ ranks per node has more ranks than the "
@@ -391,8 +391,8 @@ class MachineTurn(Fitter):
     makes the simulated round trip of a run with more ranks than the machine's cores
     equal the median of its trials: Brent's method over the engine, on the smallest
     message's run (the least of its time is bytes). A pass of n turns with n ranks per
-    core (docs/model.md) is the scheduler's time, which only such runs show; the joint fit
-    starts from this value (from 0 its column is flat)."""
+    core (docs/model.md) is the scheduler's time, which only such runs show. calibrate
+    solves it again on the joint fit's platform (calibrate._turn_on)."""
 
     name = "machine's turn from round trips"
     keys = ("host.turn_us",)
