@@ -115,7 +115,8 @@ def add_calibrate(sub):
     live.add_argument("--campaign", action="store_true",
                       help="with --live: measure the campaign instead of one ping-pong: ping-pong "
                            "trials, a one-node ping-pong, osu_bw, 2-host exchanges at 1 and 2 "
-                           "ranks per host, a linear bcast and reduce over the hosts, on 3+ hosts a "
+                           "ranks per host, 0-byte round trips at 2 ranks per host, a linear "
+                           "bcast and reduce over the hosts, on 3+ hosts a "
                            "pairwise alltoall over all of them "
                            "(--emulate-cluster 2..4 or --hostfile; docs/calibration.md)")
     live.add_argument("--tools", metavar="DIR",
