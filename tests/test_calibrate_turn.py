@@ -18,9 +18,9 @@ TRUTH = Platform(name="truth", nodes=2, cores=2, latency_us=10.0, bandwidth_gbps
 BASE = TRUTH.replace(name="base", machine_cores=None, turn_us=None)
 
 
-def _round_trips(tmp_path, name, ranks, ranks_per_node, platform=TRUTH):
+def _round_trips(tmp_path, name, ranks, ranks_per_node, platform=TRUTH, size=0):
     r = hopsim.simulate(platform, "roundtrip", ranks=ranks, ranks_per_node=ranks_per_node,
-                        exchanges=200, request_bytes=0)
+                        exchanges=200, request_bytes=size, reply_bytes=size)
     path = tmp_path / name
     path.write_text(r.to_json() + "\n")
     return str(path)
@@ -78,12 +78,10 @@ def test_runs_beyond_the_cores_fit_the_turn_only(tmp_path, runs):
     # turn): in the joint fit they would bend the network's values; they fit the turn
     # alone, on the network fitted from the 2-rank run, which is the same with or without
     # them.
-    odd = hopsim.simulate(TRUTH.replace(turn_us=6.0), "roundtrip", ranks=4, ranks_per_node=2,
-                          exchanges=200, request_bytes=4000, reply_bytes=4000)
-    (tmp_path / "rt-2x2-4000.json").write_text(odd.to_json() + "\n")
+    odd = _round_trips(tmp_path, "rt-2x2-4000.json", 4, 2, TRUTH.replace(turn_us=6.0), 4000)
     base = BASE.replace(latency_us=14.0, pass_us=0.5)
     alone = calibrate_files([runs["2x1"]], base=base, machine_cores=2, joint=True, cap=None)
-    both = calibrate_files([runs["2x1"], runs["2x2"], str(tmp_path / "rt-2x2-4000.json")],
+    both = calibrate_files([runs["2x1"], runs["2x2"], odd],
                            base=base, machine_cores=2, joint=True, cap=None)
     a, b = alone.fit.platform, both.fit.platform
     assert (b.latency_us, b.pass_us) == (a.latency_us, a.pass_us)
