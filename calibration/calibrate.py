@@ -142,7 +142,8 @@ def _turn_on(fitted: Platform, measurements, ranks_per_node, n: int) -> tuple[Pl
                         f"{fitted.machine_cores} cores fit the turn only, and it stays "
                         f"{fitted.turn_us} (the closed form's): {why}")
     x = out[0].value
-    prov = (out[0].provenance.replace("fit: ", "fit on the joint fit's platform: ", 1)
+    prov = (out[0].provenance.replace("fit: ", "fit on the network the other runs fitted "
+                                      "(--base's where none did): ", 1)
             + f"; the {n} case(s) with more ranks than the machine's cores fit the turn "
               f"only (their time is the scheduler's), not the network")
     return (fitted.replace(turn_us=x, provenance={**fitted.provenance, k: prov}),
@@ -192,10 +193,6 @@ def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node,
     # parameters they would otherwise bend to a scheduler the model has only as n turns.
     turned = [c for c in cases if _turned(p, c)]
     cases = [c for c in cases if not _turned(p, c)]
-    if not cases:
-        raise InputError(f"every case has more ranks than the machine's {p.machine_cores} "
-                         f"cores (--machine-cores): they fit its turn only; give the runs "
-                         f"the network is fitted from as well")
     # The mechanisms --base has (or, without it, none: every mechanism off).
     reference = base_platform if base_platform is not None else Platform(
         name="none", nodes=p.nodes, cores=p.cores, latency_us=p.latency_us,
@@ -203,25 +200,34 @@ def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node,
     # The joint fit simulates without noise: the noise fitter's trials are its own.
     start = p.replace(noise_scope="off", noise_median_us=0.0, noise_sigma=0.0, noise_values_us=(),
                       noise_distribution="lognormal") if p.noise_scope != "off" else p
-    sf = decide(start, reference, cases, eager, cap=cap, max_nfev=MAX_NFEV, progress=progress,
-                hold=hold, eager_limit=eager_limit, eager_limit_from=eager_limit_from)
-    d = determine(sf, start, base_platform, base_label, dict(p.provenance), cap, MAX_NFEV)
-    if progress:
-        progress(f"joint fit: {d.evaluations} simulations of every case in {d.seconds:.0f} s")
-    fitted = d.fit.platform
+    if cases:
+        sf = decide(start, reference, cases, eager, cap=cap, max_nfev=MAX_NFEV,
+                    progress=progress, hold=hold, eager_limit=eager_limit,
+                    eager_limit_from=eager_limit_from)
+        d = determine(sf, start, base_platform, base_label, dict(p.provenance), cap, MAX_NFEV)
+        if progress:
+            progress(f"joint fit: {d.evaluations} simulations of every case in {d.seconds:.0f} s")
+        fitted, lines, fit_prov, open_ = d.fit.platform, d.lines, d.provenance, undecided
+    else:
+        # Only runs beyond the machine's cores: the turn onto the network as it stands
+        # (--base's, or the closed form's), which these runs cannot fit.
+        fitted, fit_prov, open_ = start, {}, None
+        lines = [f"joint fit: every case has more ranks than the machine's {p.machine_cores} "
+                 f"cores: the network is left as the closed form has it (--base's where the "
+                 f"files fit nothing), and those cases fit the turn"]
     if turned:
         fitted, line = _turn_on(fitted, measurements, ranks_per_node, len(turned))
-        d.lines.append(line)
-        d.provenance[FILE_KEYS["turn_us"]] = fitted.provenance[FILE_KEYS["turn_us"]]
+        lines.append(line)
+        fit_prov[FILE_KEYS["turn_us"]] = fitted.provenance[FILE_KEYS["turn_us"]]
     if p.noise_scope != "off":
         fitted = fitted.replace(**{f: getattr(p, f) for f in ("noise_scope", "noise_distribution",
                                                               "noise_median_us", "noise_sigma",
                                                               "noise_values_us")})
-        d.lines.append("noise: kept from the closed-form fit (the joint fit simulates without it)")
+        lines.append("noise: kept from the closed-form fit (the joint fit simulates without it)")
     prov = dict(p.provenance)
-    prov.update(d.provenance)
+    prov.update(fit_prov)
     fitted = fitted.replace(provenance=prov)
-    return fitted, d.lines, undecided(fitted, sf)
+    return fitted, lines, (open_(fitted, sf) if open_ else [])
 
 
 def undecided(fitted: Platform, sf) -> list[Undecided]:

@@ -85,9 +85,20 @@ def test_runs_beyond_the_cores_fit_the_turn_only(tmp_path, runs):
                            base=base, machine_cores=2, joint=True, cap=None)
     a, b = alone.fit.platform, both.fit.platform
     assert (b.latency_us, b.pass_us) == (a.latency_us, a.pass_us)
-    assert b.turn_us > 0 and "joint fit's platform" in b.provenance["host.turn_us"]
+    assert b.turn_us > 0 and "the other runs fitted" in b.provenance["host.turn_us"]
     assert "machine's turn: host.turn_us = " in both.text
     assert "fit the turn only" in both.text
+
+
+def test_the_turn_alone_onto_a_fitted_network(runs):
+    # Only the 4-rank run: the network stays --base's, value for value, and the run
+    # fits the turn, as it does beside the network's own runs.
+    r = calibrate_files([runs["2x2"]], base=BASE, machine_cores=2, joint=True, cap=None)
+    p = r.fit.platform
+    assert p.turn_us == pytest.approx(3.0, rel=0.1)
+    assert (p.latency_us, p.bandwidth_gbps, p.pass_us, p.nic_message_us) == (
+        BASE.latency_us, BASE.bandwidth_gbps, BASE.pass_us, BASE.nic_message_us)
+    assert "every case has more ranks than the machine's 2 cores" in r.text
 
 
 def test_no_bucket_takes_the_buckets_headers_with_it():
