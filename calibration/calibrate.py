@@ -107,14 +107,11 @@ def _base(base, name: str, nodes, ranks_per_node) -> tuple[Platform, set[str]]:
     return (p.replace(**changes) if changes else p), given
 
 
-def _one_machine(p: Platform, cores: int, measurements, joint: bool) -> Platform:
+def _one_machine(p: Platform, cores: int, measurements) -> Platform:
     """p with every node on one machine of `cores` cores (--machine-cores), its turn at
     --base's value (0 without one) until MachineTurn solves it."""
-    turning = any(m.workload == "roundtrip" and m.ranks > cores for m in measurements)
-    if turning and joint:
-        how = "solved from the round trips with more ranks than these cores"
-    elif turning:
-        how = "not fitted: only the joint fit fits it (not --closed-form)"
+    if any(m.workload == "roundtrip" and m.ranks > cores for m in measurements):
+        how = "to be solved from the round trips with more ranks than these cores"
     else:
         how = (f"not fitted: no round-trip run (latency_checker, Ray) has more ranks than "
                f"{cores}, the only runs that show it")
@@ -338,7 +335,7 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
     # FILE@K[,cyclic] files keep their own placement; ranks_per_node becomes None then.
     measurements, ranks_per_node = file_placement.read(files, ranks_per_node, placement)
     if machine_cores is not None:
-        platform = _one_machine(platform, machine_cores, measurements, joint)
+        platform = _one_machine(platform, machine_cores, measurements)
     base_platform = platform if base is not None else None
     # Runs that placed several ranks per node (hopsim and live JSON record it) must fit
     # the platform they are replayed on: room for their placement, as a fact of the data.

@@ -13,7 +13,6 @@ import sys
 import numpy as np
 import pytest
 
-import hopsim
 from hopsim import platforms
 from hopsim.calibration.calibrate import calibrate_files
 from hopsim.calibration.joint import F_SCALE, JointFit, fit_joint, weights
@@ -21,6 +20,7 @@ from hopsim.calibration.parsers import parse_file
 from hopsim.calibration.structure import BIC_MARGIN, decide
 from hopsim.calibration.validate import cases_of
 from hopsim.platforms.platform import Platform
+from simulated_runs import write_run
 
 # A known platform with a token bucket and a per-node NIC message cost.
 TRUTH = Platform(name="truth", nodes=4, cores=2, latency_us=20.0, bandwidth_gbps=2.0,
@@ -29,11 +29,7 @@ PP_SIZES = [0, 1000, 4000, 16000, 64000, 150000, 300000, 600000, 1000000]
 EX_SIZES = [0, 1000, 10000, 100000]
 
 
-def _write(tmp_path, name, platform, workload, **params):
-    r = hopsim.simulate(platform, workload, **params)
-    path = tmp_path / name
-    path.write_text(r.to_json() + "\n")
-    return str(path)
+_write = write_run
 
 
 @pytest.fixture(scope="module")

@@ -7,10 +7,10 @@ from types import SimpleNamespace
 
 import pytest
 
-import hopsim
 from hopsim.calibration.calibrate import calibrate_files
 from hopsim.calibration.structure import _bucket
 from hopsim.platforms.platform import Platform
+from simulated_runs import write_run
 
 # 2 nodes of 2 cores on one machine of 2 cores: a run of 4 ranks takes n = 2 turns a pass.
 TRUTH = Platform(name="truth", nodes=2, cores=2, latency_us=10.0, bandwidth_gbps=1.0, pass_us=1.0,
@@ -19,11 +19,9 @@ BASE = TRUTH.replace(name="base", machine_cores=None, turn_us=None)
 
 
 def _round_trips(tmp_path, name, ranks, ranks_per_node, platform=TRUTH, size=0):
-    r = hopsim.simulate(platform, "roundtrip", ranks=ranks, ranks_per_node=ranks_per_node,
-                        exchanges=200, request_bytes=size, reply_bytes=size)
-    path = tmp_path / name
-    path.write_text(r.to_json() + "\n")
-    return str(path)
+    return write_run(tmp_path, name, platform, "roundtrip", ranks=ranks,
+                     ranks_per_node=ranks_per_node, exchanges=200, request_bytes=size,
+                     reply_bytes=size)
 
 
 @pytest.fixture(scope="module")
