@@ -267,6 +267,10 @@ def main(argv: list[str] | None = None) -> int:
         _drop_stdout()
         return 0
     except KeyboardInterrupt:
+        # A second ^C or a hangup while the first is reported would escape here, and the
+        # interpreter would then die by SIGINT (status -2) instead of returning 130.
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
         _drop_stdout()  # what was buffered for a terminal is not flushed after "interrupted"
         sys.stderr.write("hopsim: interrupted\n")
         return 130
