@@ -6,7 +6,9 @@ message, shared capacity, per-node NIC cost, gap between a rank's sends, eager/r
 threshold, which bytes a per-node limiter serves, probe visibility, transport), each
 from the platform the previous decisions chose. An alternative wins when its BIC is at
 least BIC_MARGIN below every other one (Kass and Raftery's "strong" evidence); otherwise the mechanism is undecided and stays as --base
-has it (the fit of --base's alternative is kept).
+has it (the fit of --base's alternative is kept); where --base has none of the
+alternatives (a limiter's scope, when --base has no limiter), the lowest BIC is written,
+and the line says so.
 
 An alternative that holds another as a limit (a shared capacity or a bucket's rate without
 bound is none, a NIC cost or a gap of 0 is none) cannot fit worse than it; when its fit
@@ -111,12 +113,12 @@ class Decision:
             return f"{mechanism}: {ev}: {self.note}"
         if len(self.fits) == 1:
             return f"{mechanism}: {ev}: the only alternative the data can test"
+        kept = (f"left as --base has it: {self.chosen}" if self.base_label in dict(self.fits)
+                else f"--base has none of these to keep; written: {self.chosen}, the lowest BIC")
         if self.compared == 0:
-            return (f"{mechanism}: {ev}: undecided (no case moves); left as --base has "
-                    f"it: {self.chosen}")
+            return f"{mechanism}: {ev}: undecided (no case moves); {kept}"
         if self.undecided:
-            return (f"{mechanism}: {ev}: undecided (BIC difference under {BIC_MARGIN:g}); "
-                    f"left as --base has it: {self.chosen}")
+            return f"{mechanism}: {ev}: undecided (BIC difference under {BIC_MARGIN:g}); {kept}"
         return f"{mechanism}: {ev}: {self.chosen}"
 
     def provenance(self) -> str:
@@ -241,6 +243,10 @@ def _limiter_scope(p: Platform, base: Platform, cases):
         rdv.starts = [(f"started at limiter_gbps = {p.limiter_gbps * f:.4g}",
                        rdv.platform.replace(limiter_gbps=float(f"{p.limiter_gbps * f:.6g}")))
                       for f in SCOPE_START_FACTORS]
+        # --base without a limiter has no scope to keep (its limiter_scope is a default of
+        # an absent field): undecided, the lower BIC is written (Decision.line says so).
+        if base.limiter_gbps <= 0:
+            return [every, rdv], ""
         return [every, rdv], (RENDEZVOUS_ONLY if base.limiter_scope == "rendezvous" else EVERY_BYTE)
     d0, _ = _capacity_start(p, loaded)
     none = Alternative(NO_LIMITER, p, [])

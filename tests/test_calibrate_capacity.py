@@ -369,3 +369,36 @@ def test_a_folder_where_any_runner_up_could_go_is_refused_before_the_fit(runs, t
         assert err.count("\n") == 1 and str(folder) in err and "a folder" in err, err
         folder.rmdir()
     assert fitted == [] and list(tmp_path.iterdir()) == []
+
+
+def test_a_base_without_a_limiter_has_no_scope_to_keep(runs):
+    # The scope is a field of the limiter: --base without one (its limiter_scope is only
+    # the default) gives no alternative to leave it at; a base with one gives its own.
+    from hopsim.calibration.structure import EVERY_BYTE, RENDEZVOUS_ONLY, _limiter_scope
+
+    cases = cases_of([m for f in runs["limited"].values() for m in parse_file(f)])[0]
+    fitted = LIMITED.replace(eager_threshold_bytes=EAGER)
+    labels = lambda base: _limiter_scope(fitted, base, cases)[1]
+    assert labels(PLAIN) == ""
+    assert labels(LIMITED) == EVERY_BYTE
+    assert labels(LIMITED.replace(limiter_scope="rendezvous", eager_threshold_bytes=EAGER)) == RENDEZVOUS_ONLY
+
+
+def test_an_undecided_scope_without_one_in_base_writes_the_lower_bic_and_says_so():
+    from hopsim.calibration.structure import Decision
+
+    class Fit:
+        cases, bic = [0], 0.0
+
+        def median_abs_error_pct(self):
+            return 1.0
+
+    fits = [("every byte", Fit()), ("rendezvous messages only", Fit())]
+    bics = {"every byte": -260.4, "rendezvous messages only": -264.0}
+    line = Decision("limiter scope", fits, "rendezvous messages only", "", True, bics=bics,
+                    compared=73).line()
+    assert line.endswith("undecided (BIC difference under 6); --base has none of these to keep; "
+                         "written: rendezvous messages only, the lowest BIC"), line
+    kept = Decision("limiter scope", fits, "every byte", "every byte", True, bics=bics,
+                    compared=73).line()
+    assert kept.endswith("left as --base has it: every byte"), kept
