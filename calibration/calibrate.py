@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import dataclasses
+import statistics
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -147,6 +148,70 @@ def _turn_on(fitted: Platform, measurements, ranks_per_node, n: int) -> tuple[Pl
             f"machine's turn: {k} = {x}    ({prov})")
 
 
+# A run the turn was not fitted to is explained by it within this (in %).
+TURN_EXPLAINS_PCT = 10.0
+
+
+def _turn_checks(fitted: Platform, turned) -> tuple[list[str], list[str]]:
+    """The runs beyond the machine's cores that the turn was not fitted to (larger
+    messages: fit.MachineTurn takes the smallest), each simulated with the turn and
+    without it against the median of its trials: whether the turn explains what it did
+    not see. A turn whose scheduler adds to transfers that live overlap it predicts them
+    slow (docs/validation/rigs-idle/machine-turn/). On the platform as written, noise
+    and all, replayed as validate replays it (the median of its seeds' runs). (lines,
+    the runs that contradict the turn: more than TURN_EXPLAINS_PCT off with it, and
+    further off than without it)."""
+    from .validate import simulate_cases
+
+    if not fitted.turn_us:
+        return [], []
+    groups: dict = {}
+    for c in turned:
+        groups.setdefault((c.label(), c.statistic), []).append(c)
+    fitted_on = min(turned, key=lambda c: (c.bytes, c.ranks))
+    lines, against = [], []
+    for (label, statistic), cs in groups.items():
+        if (label, statistic) == (fitted_on.label(), fitted_on.statistic):
+            continue
+        target = statistics.median(c.measured_us for c in cs)
+        probe = dataclasses.replace(cs[0], run=dict(cs[0].run), distribution=[], replayed=None)
+        simulate_cases(fitted, [probe])
+        with_turn = probe.simulated_us
+        simulate_cases(fitted.replace(turn_us=0.0), [probe])
+        without = probe.simulated_us
+        e1, e0 = (100 * (v - target) / target for v in (with_turn, without))
+        if abs(e1) <= TURN_EXPLAINS_PCT:
+            verdict = f"within {TURN_EXPLAINS_PCT:g}%"
+        elif abs(e1) > abs(e0):
+            verdict = "the turn does not explain it (further off than without it)"
+            against.append(f"{label} ({e1:+.1f}% with the turn, {e0:+.1f}% without)")
+        else:
+            verdict = f"closer than without the turn, still more than {TURN_EXPLAINS_PCT:g}% off"
+        lines.append(f"machine's turn, checked on runs it was not fitted to: {label} "
+                     f"{statistic}: measured {target:.6g} us (median of {len(cs)} trial(s)), "
+                     f"with the turn {with_turn:.6g} us ({e1:+.1f}%), without {without:.6g} us "
+                     f"({e0:+.1f}%): {verdict}")
+    return lines, against
+
+
+def checked_turn(fitted: Platform, turned) -> tuple[Platform, list[str]]:
+    """fitted (its turn solved, noise in place) checked on the runs beyond the cores the
+    turn was not fitted to (_turn_checks); where some contradict it, the turn is not
+    written (0: the machine's cores stay, its turns cost nothing) and its provenance says
+    why. (platform, report lines)."""
+    checks, against = _turn_checks(fitted, turned)
+    if not against:
+        return fitted, checks
+    # A turn that meets its own run and makes the others worse is a mechanism these files
+    # contradict (on rigs A and B it made the 4-host predictions worse; docs/calibration.md).
+    k = FILE_KEYS["turn_us"]
+    why = (f"contradicted by the files: the turn fitted on the smallest message's run "
+           f"({fitted.turn_us} us) predicts {'; '.join(against)}: not written, the network "
+           f"alone is closer; {fitted.provenance[k]}")
+    return (fitted.replace(turn_us=0.0, provenance={**fitted.provenance, k: why}),
+            checks + [f"machine's turn: {k} = 0.0    ({why})"])
+
+
 # What --hold may keep out of the joint fit: the continuous values it frees.
 HOLDABLE = ("network.latency_us", "network.bandwidth_gbps", "intranode.latency_us",
             "intranode.bandwidth_gbps", "host.pass_us")
@@ -221,6 +286,10 @@ def _joint(p: Platform, measurements, base_platform, base_label, ranks_per_node,
                                                               "noise_median_us", "noise_sigma",
                                                               "noise_values_us")})
         lines.append("noise: kept from the closed-form fit (the joint fit simulates without it)")
+    if turned:
+        fitted, checks = checked_turn(fitted, turned)
+        lines += checks
+        fit_prov[FILE_KEYS["turn_us"]] = fitted.provenance[FILE_KEYS["turn_us"]]
     prov = dict(p.provenance)
     prov.update(fit_prov)
     fitted = fitted.replace(provenance=prov)

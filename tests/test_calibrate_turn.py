@@ -1,6 +1,7 @@
 """calibrate --machine-cores: every measured node on one machine; the machine's turn
 (host.turn_us) fitted from round trips with more ranks than its cores (docs/model.md,
 "One machine for every node"; docs/calibration.md)."""
+import re
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -122,3 +123,27 @@ def test_bad_machine_cores_exit_2_in_one_line(runs, tmp_path, args, message):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], r.stderr
     assert not out.exists()
+
+
+def test_the_turn_is_checked_on_the_runs_it_was_not_fitted_to(tmp_path, runs):
+    # The turn comes from the 0 B run of 4 ranks; a 4000 B run of 4 ranks made with the
+    # same turn is explained by it, one made with no turn at all (a scheduler whose
+    # turns overlap the transfers, as rig A's links showed) is not, and the report says so.
+    same = _round_trips(tmp_path, "rt-2x2-4000.json", 4, 2, TRUTH, 4000)
+    none = _round_trips(tmp_path, "rt-2x2-4000-free.json", 4, 2, TRUTH.replace(turn_us=0.0), 4000)
+    lines, turns = {}, {}
+    for name, run in (("same", same), ("none", none)):
+        r = calibrate_files([runs["2x1"], runs["2x2"], run], base=BASE, machine_cores=2,
+                            joint=True, cap=None)
+        [line] = [l for l in r.text.splitlines() if "checked on runs it was not fitted to" in l]
+        lines[name], turns[name] = line, r.fit.platform
+    assert "4000 B" in lines["same"] and lines["same"].endswith("within 10%"), lines["same"]
+    assert "the turn does not explain it" in lines["none"], lines["none"]
+    # Explained, the turn is written; contradicted, it is not, and its provenance says why.
+    assert turns["same"].turn_us == pytest.approx(3.0, rel=0.1)
+    assert turns["none"].turn_us == 0.0 and turns["none"].machine_cores == 2
+    prov = turns["none"].provenance["host.turn_us"]
+    assert prov.startswith("contradicted by the files") and "4000 B (+" in prov, prov
+    # Measured, with the turn, without: the run made without a turn is met without it.
+    assert re.search(r"with the turn [\d.]+ us \(\+\d+\.\d%\), without [\d.]+ us \(\+0\.0%\)",
+                     lines["none"]), lines["none"]
