@@ -23,7 +23,8 @@ from pathlib import Path
 
 from evaluate import HERE, RIGS, per_file
 from hopsim.calibration import file_placement
-from hopsim.calibration.calibrate import _turn_on
+from hopsim.calibration.calibrate import _turn_on, _turned, checked_turn
+from hopsim.calibration.validate import cases_of
 from hopsim.platforms import load
 from hopsim.platforms.platform_file import platform_toml
 
@@ -40,11 +41,14 @@ def from_fit(rig: str, extra: list[Path]) -> Path:
                         noise_values_us=(), noise_distribution="lognormal")
     solved, line = _turn_on(quiet, measurements, rpn, len(extra))
     turned = fit.replace(turn_us=solved.turn_us, provenance=solved.provenance)
+    # Then checked on the runs it was not fitted to, noise and all, as calibrate does.
+    cases = [c for c in cases_of(measurements, rpn)[0] if _turned(turned, c)]
+    turned, checks = checked_turn(turned, cases)
     out = HERE / rig / "calibrated-from-fit.toml"
     out.write_text(platform_toml(turned, [
         f"{rig}'s baseline-fit.toml (what `hopsim calibrate --machine-cores 2` fits on its files "
         f"and the 2x2 runs: the same network, value for value, on H and J), the turn solved on "
-        f"it as calibrate does (calibrate_turn.py --from-fit):", line]))
+        f"it as calibrate does (calibrate_turn.py --from-fit):", line, *checks]))
     return out
 
 
