@@ -103,6 +103,11 @@ def probes(hosts: int, trials: int = TRIALS) -> list[Probe]:
               shows="0-byte round trips of 4 ranks on 2 hosts: with --machine-cores under "
                     "4 (hosts on one machine), the machine's turn; else the pass and NIC "
                     "costs of polling ranks"),
+        Probe("roundtrip-2x2-4000", "roundtrip", 4, 2, "hopbench",
+              {"request_bytes": 4000, "reply_bytes": 4000, "exchanges": ROUNDTRIP_EXCHANGES},
+              shows="4000-byte round trips of 4 ranks on 2 hosts (latency_checker's size): "
+                    "with --machine-cores under 4, the check of the turn on messages it was "
+                    "not fitted to; else round trips that load both directions"),
         Probe(f"bcast-linear-{fan}", "bcast", fan_ranks, fan_rpn, "imb",
               coll("bcast", "basic_linear"),
               shows="one host sending to several at once: pacing per connection or the "

@@ -53,6 +53,9 @@ def test_the_probes_on_four_and_two_hosts():
     # More ranks than 2 cores at 0 bytes: the machine's turn (calibrate --machine-cores).
     rt = four["roundtrip-2x2"]
     assert (rt.workload, rt.ranks, rt.ranks_per_node, rt.params["request_bytes"]) == ("roundtrip", 4, 2, 0)
+    # The same at latency_checker's 4000 B: what the turn is checked on.
+    rt = four["roundtrip-2x2-4000"]
+    assert (rt.ranks, rt.ranks_per_node, rt.params["request_bytes"], rt.params["reply_bytes"]) == (4, 2, 4000, 4000)
     # On two hosts the fan-out needs two ranks per host (two connections leave the root's host).
     two = {p.name: p for p in campaign.probes(2)}
     assert (two["bcast-linear-2x2"].ranks, two["bcast-linear-2x2"].ranks_per_node) == (4, 2)
@@ -62,8 +65,8 @@ def test_the_probes_on_four_and_two_hosts():
     assert (a.ranks, a.ranks_per_node, a.tool, a.params["algorithm"]) == (4, 1, "imb", "pairwise")
     assert max(a.params["sizes"]) == 2**19 and 0 not in a.params["sizes"]
     three = {p.name: p for p in campaign.probes(3)}
-    assert (three["alltoall-pairwise-3x1"].ranks, len(three)) == (3, 11)
-    assert len(four) == 11 and len(two) == 10
+    assert (three["alltoall-pairwise-3x1"].ranks, len(three)) == (3, 12)
+    assert len(four) == 12 and len(two) == 11
     assert not any(n.startswith("alltoall") for n in two)
     assert "needs 3 or more" in two["exchange-2x1"].shows
     assert "needs 3 or more" not in four["exchange-2x1"].shows
