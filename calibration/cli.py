@@ -99,8 +99,8 @@ def add_calibrate(sub):
     live.add_argument("--emulate-cluster", type=bounds.flag("emulate_cluster"), metavar="H",
                       help="with --live: emulate H hosts on this machine in network namespaces (needs root; "
                             "docs/live.md; default: none, run on this machine or --hostfile)")
-    live.add_argument("--link-rate", metavar="RATE", help="with --live and --emulate-cluster: each host link's tbf cap in bit/s, e.g. 200mbit "
-                            "(default: uncapped)")
+    live.add_argument("--link-rate", metavar="RATE", help="with --live and --emulate-cluster: each host link's tbf cap in tc's syntax, e.g. 200mbit "
+                            "or 1gbit, or none for no tbf (required there; no default)")
     live.add_argument("--burst", type=bounds.flag("burst"), metavar="BYTES", help="with --live: the tbf burst in bytes (default: 10 ms of traffic at --link-rate, "
                             "at least 16 KiB)")
     live.add_argument("--hostfile", metavar="FILE", help="with --live: a real cluster's Open MPI hostfile (default: none)")
@@ -193,6 +193,9 @@ def run_calibrate(args) -> int:
             raise InputError(f"{own[0]}: the campaign chooses its own tools, sizes and counts")
         if args.emulate_cluster is None and args.hostfile is None:
             raise InputError("--campaign needs 2 to 4 hosts: --emulate-cluster H or --hostfile FILE")
+    if args.live and args.emulate_cluster is not None and args.link_rate is None:
+        # Checked here, before anything is measured or printed (live checks it too, later).
+        raise InputError("--emulate-cluster needs --link-rate (e.g. 200mbit, or none for no tbf)")
     if args.live and files:
         raise InputError("--live measures its own ping-pong; give FILES or --live, not both")
     if not args.live and not files:
@@ -355,7 +358,7 @@ def measure_live(args, out: Path) -> str:
     if tool == "netpipe":
         params = {"sizes": [max(sizes)]}   # NetPIPE chooses its own sizes up to the largest
     sys.stderr.write(f"hopsim calibrate: measuring a {tool} ping-pong on 2 hosts "
-                     f"({'emulated, ' + args.link_rate if args.emulate_cluster else args.hostfile or 'this machine'})\n")
+                     f"({_where(args)})\n")
     # oversubscribe=True makes the waiting rank yield its core (mpi_yield_when_idle):
     # under a raised priority (nice -n -15) a spinning rank starved the kernel's packet
     # processing and a 0-byte ping-pong took 7.7 ms instead of ~6 us (docs/validation.md).
@@ -363,6 +366,14 @@ def measure_live(args, out: Path) -> str:
              emulate_cluster=args.emulate_cluster, link_rate=args.link_rate, burst=args.burst,
              out=str(raw), progress=lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n"), **params)
     return str(raw / ("np.out" if tool == "netpipe" else "result.json"))
+
+
+def _where(args) -> str:
+    """Where a live calibration measures, for its progress line."""
+    if args.emulate_cluster:
+        rate = args.link_rate
+        return f"emulated, {'uncapped' if rate in (None, 'none') else rate}"
+    return args.hostfile or "this machine"
 
 
 def measure_campaign(args, out: Path, made: list) -> tuple[list[str], int]:
@@ -390,7 +401,7 @@ def measure_campaign(args, out: Path, made: list) -> tuple[list[str], int]:
     partial = raw.with_name(f".{raw.name}.hopsim-{os.getpid()}")
     progress = lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n")
     progress(f"campaign: {len(plan)} live runs on {hosts} hosts "
-             f"({'emulated, ' + args.link_rate if args.emulate_cluster else args.hostfile})")
+             f"({_where(args)})")
     start = time.perf_counter()
     with Reaper() as reaper:   # removes the partial folder if hopsim is killed
         reaper.folder(partial)

@@ -263,6 +263,8 @@ def test_the_one_node_ping_pong_gives_the_intra_node_path(paced_files):
     (["--campaign"], "--campaign applies to --live only"),
     (["--tools", "bin"], "--tools applies to --live --campaign only"),
     (["--live", "--campaign"], "--campaign needs 2 to 4 hosts"),
+    (["--live", "--campaign", "--emulate-cluster", "2"], "--emulate-cluster needs --link-rate"),
+    (["--live", "--emulate-cluster", "2"], "--emulate-cluster needs --link-rate"),
     (["--live", "--campaign", "--emulate-cluster", "2", "--link-rate", "200mbit", "--sizes", "0,1"],
      "--sizes: the campaign chooses its own"),
     (["--live", "--campaign", "--emulate-cluster", "5", "--link-rate", "200mbit"],
@@ -342,3 +344,16 @@ def test_an_error_of_a_probe_without_a_cluster_is_raised_not_swallowed():
     with pytest.raises(InputError, match="probe failed"):
         with campaign._cluster(None, None, None, campaign.PREFIX, None):
             raise InputError("probe failed")
+
+
+def test_an_uncapped_emulated_cluster_is_named_in_the_progress_line():
+    # --link-rate none is an uncapped link (and a missing one is refused before this
+    # line); the progress line once concatenated None and died with a traceback.
+    from types import SimpleNamespace
+
+    from hopsim.calibration.cli import _where
+
+    assert _where(SimpleNamespace(emulate_cluster=2, link_rate="none", hostfile=None)) == "emulated, uncapped"
+    assert _where(SimpleNamespace(emulate_cluster=2, link_rate="100mbit", hostfile=None)) == "emulated, 100mbit"
+    assert _where(SimpleNamespace(emulate_cluster=None, link_rate=None, hostfile="hosts")) == "hosts"
+    assert _where(SimpleNamespace(emulate_cluster=None, link_rate=None, hostfile=None)) == "this machine"
