@@ -7,9 +7,9 @@
 from __future__ import annotations
 
 import dataclasses
-import statistics
 import re
 import shlex
+import statistics
 from dataclasses import dataclass, field
 
 from ..errors import InputError
@@ -161,6 +161,7 @@ def _turn_checks(fitted: Platform, turned) -> tuple[list[str], list[str]]:
     and all, replayed as validate replays it (the median of its seeds' runs). (lines,
     the runs that contradict the turn: more than TURN_EXPLAINS_PCT off with it, and
     further off than without it)."""
+    from .fit import turn_run
     from .validate import simulate_cases
 
     if not fitted.turn_us:
@@ -168,7 +169,7 @@ def _turn_checks(fitted: Platform, turned) -> tuple[list[str], list[str]]:
     groups: dict = {}
     for c in turned:
         groups.setdefault((c.label(), c.statistic), []).append(c)
-    fitted_on = min(turned, key=lambda c: (c.bytes, c.ranks))
+    fitted_on = turn_run(turned, size=lambda c: c.bytes)
     lines, against = [], []
     for (label, statistic), cs in groups.items():
         if (label, statistic) == (fitted_on.label(), fitted_on.statistic):

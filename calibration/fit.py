@@ -386,6 +386,13 @@ class NicMessage(Fitter):
         return out, None
 
 
+def turn_run(runs, size=lambda r: r.size):
+    """The run the machine's turn is fitted on, of those beyond the cores: the smallest
+    message's (the least of its time is bytes), then the fewest ranks. One rule for the
+    fit (MachineTurn) and for the check on the others (calibrate._turn_checks)."""
+    return min(runs, key=lambda r: (size(r), r.ranks))
+
+
 class MachineTurn(Fitter):
     """Every node on one machine (calibrate --machine-cores): the turn (host.turn_us) that
     makes the simulated round trip of a run with more ranks than the machine's cores
@@ -406,7 +413,7 @@ class MachineTurn(Fitter):
         if not runs:
             return [], (f"needs a round-trip run (latency_checker, Ray) with more ranks than "
                         f"the machine's {platform.machine_cores} cores")
-        m = min(runs, key=lambda r: (r.size, r.ranks))
+        m = turn_run(runs)
         trials = [r for r in runs if (r.size, r.ranks, r.ranks_per_node, r.statistic)
                   == (m.size, m.ranks, m.ranks_per_node, m.statistic)]
         target = statistics.median(r.value for r in trials)
