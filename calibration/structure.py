@@ -8,7 +8,9 @@ from the platform the previous decisions chose. An alternative wins when its BIC
 least BIC_MARGIN below every other one (Kass and Raftery's "strong" evidence); otherwise the mechanism is undecided and stays as --base
 has it (the fit of --base's alternative is kept); where --base has none of the
 alternatives (a limiter's scope, when --base has no limiter), the lowest BIC is written,
-and the line says so.
+and the line says so; where the data reject --base's alternative (BIC_MARGIN above the
+best) but leave the others open, the open one that changes least from it is written
+(_rejected_base_verdict), still undecided.
 
 An alternative that holds another as a limit (a shared capacity or a bucket's rate without
 bound is none, a NIC cost or a gap of 0 is none) cannot fit worse than it; when its fit
@@ -542,6 +544,33 @@ def _request_verdict(alternatives, bic: dict, best: str):
     return empty, False, False, note
 
 
+def _rejected_base_verdict(mechanism: str, alternatives, bic: dict, kept: str):
+    """(chosen, note) when the data leave a mechanism undecided among several alternatives
+    but reject the one --base has (its BIC at least BIC_MARGIN above the best): keeping it
+    would write what the files rule out. Written instead: of the alternatives within
+    BIC_MARGIN of the best, the one that changes the fewest of the mechanism's fields from
+    --base's (then the lower BIC). On eager/rendezvous with --base's eager only: a
+    rendezvous, Open MPI's empty request and no race jitter where those are not rejected.
+    Still undecided: the runner-up is written beside the fit as for any open decision.
+    None when --base's alternative is not rejected."""
+    best = min(bic, key=bic.get)
+    if kept not in bic or bic[kept] - bic[best] < BIC_MARGIN:
+        return None
+    by = {a.label: a.platform for a in alternatives}
+
+    def changed(label):
+        return sum(getattr(by[label], f) != getattr(by[kept], f) for f in MECHANISM_FIELDS[mechanism])
+
+    open_ = sorted((label for label in bic if bic[label] - bic[best] < BIC_MARGIN),
+                   key=lambda label: (changed(label), bic[label]))
+    chosen = open_[0]
+    note = (f"{kept}, as --base has it, rejected (BIC {bic[kept] - bic[best]:.1f} above "
+            f"{best}); {' vs '.join(sorted(open_, key=bic.get))}: undecided (BIC difference "
+            f"{max(bic[label] for label in open_) - bic[best]:.1f} under {BIC_MARGIN:g}); "
+            f"written: {chosen}, the least change from --base's")
+    return chosen, note
+
+
 def _probe(p: Platform, base: Platform, cases):
     # The probe modes differ only when a rank polls (a pass cost) and messages compete.
     if not (p.pass_us > 0 and any(c.workload == "roundtrip" for c in cases)):
@@ -666,6 +695,10 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
             verdict = _request_verdict(alternatives, bics, ranked[0][0])
             if verdict is not None:
                 chosen, undecided, form_undecided, note = verdict
+        if undecided and compared and not stuck and not note:
+            verdict = _rejected_base_verdict(name, alternatives, bics, chosen)
+            if verdict is not None:
+                chosen, note = verdict
         given = (f"the threshold weighed: {eager_limit} B, the MPI's eager limit as "
                  f"{eager_limit_from}, not screened" if make is _eager and eager_limit is not None
                  else "")

@@ -118,3 +118,65 @@ def test_the_mpis_own_eager_limit_is_the_only_threshold_weighed(engine_runs):
     assert "above 65535 B" not in decision and "above 32767 B" not in decision
     fitted = parse_platform(r.toml, "fit")
     assert fitted.eager_threshold_bytes == 40000 and fitted.rate_jitter > 0
+
+
+def _eager_alternatives():
+    p = Platform(name="p", nodes=2, cores=1, latency_us=4.0, bandwidth_gbps=0.4)
+    r = p.replace(eager_threshold_bytes=65480)
+    return [structure.Alternative("eager only", p, []),
+            structure.Alternative("r", r, []),
+            structure.Alternative("r first", r.replace(rendezvous_first_bytes=65480), []),
+            structure.Alternative("r j", r.replace(rate_jitter=1e-3), []),
+            structure.Alternative("r first j", r.replace(rendezvous_first_bytes=65480, rate_jitter=1e-3), [])]
+
+
+def test_base_rejected_by_the_data_is_not_written_where_the_rest_is_undecided():
+    # Rig J's 2-host campaign: eager only 17.2 above the plain rendezvous, 18.4 above the
+    # best; the rendezvous forms within 6 of each other (two of them). Keeping --base's
+    # eager only would write what the data rule out; the least change from it is written.
+    alts = _eager_alternatives()
+    bic = {"eager only": -368.2, "r": -385.4, "r first": -376.8, "r j": -386.6, "r first j": -377.0}
+    chosen, note = structure._rejected_base_verdict("eager/rendezvous", alts, bic, "eager only")
+    assert chosen == "r"
+    assert "eager only, as --base has it, rejected (BIC 18.4 above r j)" in note
+    assert "r j vs r: undecided (BIC difference 1.2 under 6)" in note
+    # Among the open ones the least change wins even at a higher BIC: the jitter alone
+    # open beside the first bytes alone (one field each), the lower BIC of those.
+    only = {**bic, "r": -370.0, "r first": -384.0}
+    assert structure._rejected_base_verdict("eager/rendezvous", alts, only, "eager only")[0] == "r j"
+    # --base's alternative within the margin of the best: kept, as before.
+    assert structure._rejected_base_verdict(
+        "eager/rendezvous", alts, {**bic, "eager only": -381.0}, "eager only") is None
+    # --base's alternative the best: nothing to replace.
+    assert structure._rejected_base_verdict(
+        "eager/rendezvous", alts, {**bic, "eager only": -390.0}, "eager only") is None
+
+
+class _Fit:
+    """A joint fit's stand-in: decide() asks it only for these."""
+
+    def __init__(self, platform):
+        self.platform, self.cost, self.evaluations, self.chosen_k = platform, 1.0, 1, 0
+        self.bic, self.cases = 0.0, [None] * 60
+
+    def median_abs_error_pct(self):
+        return 5.0
+
+    def restore(self):
+        pass
+
+
+def test_decide_writes_the_least_change_where_base_is_rejected(monkeypatch):
+    # decide() itself, its fits and BICs stood in for: J's campaign BICs again.
+    alts = _eager_alternatives()
+    bic = {"eager only": -368.2, "r": -385.4, "r first": -376.8, "r j": -386.6, "r first j": -377.0}
+    monkeypatch.setattr(structure, "_eager", lambda *a: (alts, "eager only", 0))
+    monkeypatch.setattr(structure, "MECHANISMS", (("eager/rendezvous", structure._eager),))
+    monkeypatch.setattr(structure, "core_free", lambda p, cases: [])
+    monkeypatch.setattr(structure, "fit_joint", lambda p, *a, **k: _Fit(p))
+    monkeypatch.setattr(structure, "compare", lambda fits: ({label: bic[label] for label, _ in fits}, 40))
+    sf = structure.decide(alts[0].platform, alts[0].platform, cases=[object()] * 60)
+    d = sf.decisions[0]
+    assert (d.chosen, d.undecided) == ("r", True)
+    assert sf.fit.platform.eager_threshold_bytes == 65480 and sf.fit.platform.rate_jitter == 0
+    assert "written: r, the least change from --base's" in d.line()
