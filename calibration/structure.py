@@ -556,18 +556,48 @@ def _rejected_base_verdict(mechanism: str, alternatives, bic: dict, kept: str):
     best = min(bic, key=bic.get)
     if kept not in bic or bic[kept] - bic[best] < BIC_MARGIN:
         return None
-    by = {a.label: a.platform for a in alternatives}
-
-    def changed(label):
-        return sum(getattr(by[label], f) != getattr(by[kept], f) for f in MECHANISM_FIELDS[mechanism])
-
-    open_ = sorted((label for label in bic if bic[label] - bic[best] < BIC_MARGIN),
-                   key=lambda label: (changed(label), bic[label]))
+    open_ = _least_change(mechanism, alternatives, bic, kept,
+                          [label for label in bic if bic[label] - bic[best] < BIC_MARGIN])
     chosen = open_[0]
     note = (f"{kept}, as --base has it, rejected (BIC {bic[kept] - bic[best]:.1f} above "
             f"{best}); {' vs '.join(sorted(open_, key=bic.get))}: undecided (BIC difference "
             f"{max(bic[label] for label in open_) - bic[best]:.1f} under {BIC_MARGIN:g}); "
             f"written: {chosen}, the least change from --base's")
+    return chosen, note
+
+
+def _least_change(mechanism: str, alternatives, bic: dict, kept: str, labels) -> list[str]:
+    """labels, the fewest of the mechanism's fields changed from kept's first, then by BIC."""
+    by = {a.label: a.platform for a in alternatives}
+
+    def changed(label):
+        return sum(getattr(by[label], f) != getattr(by[kept], f) for f in MECHANISM_FIELDS[mechanism])
+
+    return sorted(labels, key=lambda label: (changed(label), bic[label]))
+
+
+def _given_limit_verdict(alternatives, bic: dict, kept: str, limit_from: str):
+    """(chosen, note) when the MPI's eager limit is given (--eager-limit, or hopsim's own
+    Open MPI runs) and the data leave eager/rendezvous undecided with --base's eager only
+    in place: the MPI itself moves a message above that limit by a rendezvous, so eager
+    only would contradict a given fact that the data do not overrule. Written instead: of
+    the rendezvous alternatives within BIC_MARGIN of the best, the least change from
+    --base's (the plain rendezvous: the empty request Open MPI 4.1's TCP transport sends,
+    no race jitter), then the lower BIC. Still undecided: the runner-up is written beside
+    the fit. None when --base's alternative is a rendezvous or none is open."""
+    by = {a.label: a.platform for a in alternatives}
+    if kept not in bic or by[kept].eager_threshold_bytes is not None:
+        return None
+    best = min(bic, key=bic.get)
+    open_ = [label for label in bic if bic[label] - bic[best] < BIC_MARGIN]
+    rendezvous = [label for label in open_ if by[label].eager_threshold_bytes is not None]
+    if not rendezvous:
+        return None
+    chosen = _least_change("eager/rendezvous", alternatives, bic, kept, rendezvous)[0]
+    note = (f"{' vs '.join(sorted(open_, key=bic.get))}: undecided (BIC difference "
+            f"{max(bic[label] for label in open_) - bic[best]:.1f} under {BIC_MARGIN:g}); "
+            f"written: {chosen}, not --base's {kept}: the MPI sends a rendezvous above its "
+            f"eager limit ({limit_from}), and these files do not rule that out")
     return chosen, note
 
 
@@ -697,6 +727,10 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
                 chosen, undecided, form_undecided, note = verdict
         if undecided and compared and not stuck and not note:
             verdict = _rejected_base_verdict(name, alternatives, bics, chosen)
+            if verdict is not None:
+                chosen, note = verdict
+        if make is _eager and eager_limit is not None and undecided and compared and not stuck and not note:
+            verdict = _given_limit_verdict(alternatives, bics, chosen, eager_limit_from)
             if verdict is not None:
                 chosen, note = verdict
         given = (f"the threshold weighed: {eager_limit} B, the MPI's eager limit as "

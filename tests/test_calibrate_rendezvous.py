@@ -180,3 +180,48 @@ def test_decide_writes_the_least_change_where_base_is_rejected(monkeypatch):
     assert (d.chosen, d.undecided) == ("r", True)
     assert sf.fit.platform.eager_threshold_bytes == 65480 and sf.fit.platform.rate_jitter == 0
     assert "written: r, the least change from --base's" in d.line()
+
+
+# Rig M's fit (2 Gbit/s): the jitter forms and eager only within 6 of each other, the
+# plain rendezvous 7.2 above the best.
+M_BIC = {"eager only": -30.7, "r": -28.1, "r first": -28.1, "r j": -35.3, "r first j": -33.6}
+
+
+def test_a_given_eager_limit_writes_the_mpis_rendezvous_where_the_data_leave_it_open():
+    alts = _eager_alternatives()
+    chosen, note = structure._given_limit_verdict(alts, M_BIC, "eager only", "given by --eager-limit")
+    # Of the rendezvous forms still open, the least change from eager only (threshold and
+    # jitter: two fields, where the first bytes would make three).
+    assert chosen == "r j"
+    assert note.startswith("r j vs r first j vs eager only: undecided (BIC difference 4.6 under 6)")
+    assert note.endswith("written: r j, not --base's eager only: the MPI sends a rendezvous above "
+                         "its eager limit (given by --eager-limit), and these files do not rule that out")
+    # The plain rendezvous open too: it changes least, though not the best.
+    assert structure._given_limit_verdict(alts, {**M_BIC, "r": -31.0}, "eager only", "x")[0] == "r"
+    # No rendezvous within the margin: the data decide eager only, nothing to replace.
+    decided = {"eager only": -40.0, "r": -20.0, "r first": -20.0, "r j": -30.0, "r first j": -20.0}
+    assert structure._given_limit_verdict(alts, decided, "eager only", "x") is None
+    # --base's alternative a rendezvous already: left to the other rules.
+    assert structure._given_limit_verdict(alts, M_BIC, "r", "x") is None
+
+
+def _decide_on_m(monkeypatch, **kw):
+    alts = _eager_alternatives()
+    monkeypatch.setattr(structure, "_eager", lambda *a: (alts, "eager only", 0))
+    monkeypatch.setattr(structure, "MECHANISMS", (("eager/rendezvous", structure._eager),))
+    monkeypatch.setattr(structure, "core_free", lambda p, cases: [])
+    monkeypatch.setattr(structure, "fit_joint", lambda p, *a, **k: _Fit(p))
+    monkeypatch.setattr(structure, "compare", lambda fits: ({label: M_BIC[label] for label, _ in fits}, 14))
+    return structure.decide(alts[0].platform, alts[0].platform, cases=[object()] * 60, **kw)
+
+
+def test_decide_follows_a_given_eager_limit_and_only_a_given_one(monkeypatch):
+    sf = _decide_on_m(monkeypatch, eager_limit=65480)
+    d = sf.decisions[0]
+    assert (d.chosen, d.undecided) == ("r j", True)
+    assert sf.fit.platform.eager_threshold_bytes == 65480 and sf.fit.platform.rate_jitter == 1e-3
+    assert "not --base's eager only" in d.line()
+    # Without the MPI's limit (a threshold screened from the data) --base's stays.
+    sf = _decide_on_m(monkeypatch)
+    assert (sf.decisions[0].chosen, sf.decisions[0].undecided) == ("eager only", True)
+    assert sf.fit.platform.eager_threshold_bytes is None
