@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from ..interrupt import forget_handled_interrupt
 
 HOSTS = 4  # every rig's cluster; 2-host cases use its first two hosts
 # hopsim's own 2-host exchange with the NIC queue sampled (live --sample-nic-queue): what a
@@ -398,6 +399,7 @@ def main(argv=None) -> int:
         sys.stderr.write(f"rigs: {e}\n")
         return 2
     except KeyboardInterrupt:
+        forget_handled_interrupt()
         sys.stderr.write("rigs: interrupted\n")
         return 130
     return 0

@@ -12,6 +12,7 @@ import sys
 
 from . import workload_flags
 from .errors import InputError
+from .interrupt import forget_handled_interrupt
 
 EXIT_INPUT = 2
 
@@ -272,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, signal.SIG_IGN)
         _drop_stdout()  # what was buffered for a terminal is not flushed after "interrupted"
+        forget_handled_interrupt()
         sys.stderr.write("hopsim: interrupted\n")
         return 130
     except OSError as e:
