@@ -59,6 +59,18 @@ def add_validate(sub):
                         "(default: no figure)")
     p.add_argument("--seed", type=bounds.flag("seed"), default=1, metavar="S",
                    help="random seed of the simulations, an integer 0..2^64-1 (default 1)")
+    p.add_argument("--machine-cores", type=bounds.flag("nodes.machine_cores"), metavar="N",
+                   help="the files were measured on one machine of N cores (an emulated "
+                        "cluster): mark the latency-bound cases with more ranks than N as not "
+                        "counted (the scheduler's time) and summarise the rest, per file too "
+                        "(default: the platform's nodes.machine_cores; none: every case "
+                        "counts); it changes no simulation")
+    p.add_argument("--pingpong", nargs="+", metavar="FILE",
+                   help="with --machine-cores: the 2-host ping-pong measured beside FILES "
+                        "(IMB PingPong, osu_latency, NetPIPE; read, not validated), whose "
+                        "half-performance length decides whether a run of one size "
+                        "(latency_checker) is latency-bound (default: a ping-pong among "
+                        "FILES)")
     _jobs(p)
 
 
@@ -75,7 +87,8 @@ def run_validate(args) -> int:
         with progress.bar("validate") as tick:
             report = validate(args.platform, args.files, nodes=args.nodes,
                               ranks_per_node=args.ranks_per_node, seed=args.seed,
-                              placement=args.placement, progress=tick)
+                              placement=args.placement, progress=tick,
+                              machine_cores=args.machine_cores, pingpong=args.pingpong)
         if plot is not None:
             outputs.write(plot, lambda tmp: plots.validation_plot(report, tmp))
     sys.stdout.write(json.dumps(report.to_dict()) + "\n" if args.json else report.table())

@@ -52,6 +52,17 @@ def rig_half_length(files: list[Path]) -> float | None:
     return half_length({s: statistics.median(v) for s, v in by_size.items()})
 
 
+def pingpong_half_length(cases: list[dict]) -> float | None:
+    """n½ of the inter-node ping-pong among validate's JSON cases (2 ranks, one per node:
+    IMB PingPong, osu_latency, NetPIPE), each size's median over the files that measure
+    it; None without one that has a zero-byte time."""
+    by_size: dict[int, list[float]] = {}
+    for c in cases:
+        if c["workload"] == "pingpong" and c["ranks"] == 2 and c["ranks_per_node"] == 1:
+            by_size.setdefault(c["bytes"], []).append(c["measured_us"])
+    return half_length({s: statistics.median(v) for s, v in by_size.items()})
+
+
 def zero_byte_times(cases: list[dict]) -> dict[tuple, float]:
     """{(file, workload, statistic): measured zero-byte time} of validate's JSON cases."""
     return {(c["file"], c["workload"], c.get("statistic")): c["measured_us"]

@@ -76,6 +76,9 @@ class Case:
     distribution: list[float] = field(default_factory=list)
     # The run as case_of made it, before any platform's caps (simulate_cases).
     replayed: dict | None = field(default=None, repr=False, compare=False)
+    # Measured on one machine of few cores: whether the case counts (latency_bound.py);
+    # None when the cores are not known.
+    counted: bool | None = None
 
     @property
     def percentile(self) -> float | None:
@@ -237,9 +240,35 @@ class Report:
     platform: str
     cases: list[Case]
     not_simulated: list[tuple[str, str, str]] = field(default_factory=list)  # file, what, why
+    # The measuring machine's cores (count_cases), n½ and where n½ came from.
+    machine_cores: int | None = None
+    half_length: float | None = None
+    half_length_from: str | None = None
 
     def errors(self) -> list[float]:
         return [abs(c.error_pct) for c in self.cases if c.error_pct is not None]
+
+    def counted_errors(self) -> list[float]:
+        """|error| of the cases that count (all of them when the cores are not known)."""
+        return [abs(c.error_pct) for c in self.cases
+                if c.error_pct is not None and c.counted is not False]
+
+    def file_medians(self) -> dict[str, float | None]:
+        """{file: median |error| of its counted cases, None when none counts}, the files
+        in the order given."""
+        by_file: dict[str, list[float]] = {}
+        for c in self.cases:
+            errors = by_file.setdefault(c.file, [])
+            if c.error_pct is not None and c.counted is not False:
+                errors.append(abs(c.error_pct))
+        return {f: statistics.median(e) if e else None for f, e in by_file.items()}
+
+    def _over_files(self) -> tuple[float | None, str | None]:
+        """The median over the files that have a counted case, and the worst of them."""
+        medians = {f: m for f, m in self.file_medians().items() if m is not None}
+        if not medians:
+            return None, None
+        return statistics.median(medians.values()), max(medians, key=medians.get)
 
     @property
     def median_abs_error_pct(self) -> float | None:
@@ -266,12 +295,55 @@ class Report:
                        **({"simulated_runs": len(c.distribution),
                            "simulated_min_us": min(c.distribution),
                            "simulated_max_us": max(c.distribution),
-                           "measured_percentile": c.percentile} if c.distribution else {})}
+                           "measured_percentile": c.percentile} if c.distribution else {}),
+                       **({"counted": c.counted} if c.counted is not None else {})}
                       for c in self.cases],
             "median_abs_error_pct": self.median_abs_error_pct,
             "max_abs_error_pct": self.max_abs_error_pct,
+            **self._counts_dict(),
             "not_simulated": [{"file": f, "what": w, "why": y} for f, w, y in self.not_simulated],
         }
+
+    def _counts_dict(self) -> dict:
+        medians = self.file_medians()
+        over, worst = self._over_files()
+        out = {"files": [{"file": f, "median_abs_error_pct": m} for f, m in medians.items()],
+               "median_over_files_pct": over,
+               "worst_file": None if worst is None else {"file": worst,
+                                                          "median_abs_error_pct": medians[worst]}}
+        if self.machine_cores is not None:
+            counted = self.counted_errors()
+            out.update(machine_cores=self.machine_cores, half_length_bytes=self.half_length,
+                       half_length_from=self.half_length_from,
+                       counted_cases=len(counted),
+                       counted_median_abs_error_pct=statistics.median(counted) if counted else None)
+        return out
+
+    def _count_lines(self) -> list[str]:
+        lines = []
+        if self.machine_cores is not None:
+            counted, left = self.counted_errors(), sum(c.counted is False for c in self.cases)
+            n_half = ("no one-size run needed n\u00bd" if self.half_length_from is None else
+                      f"n\u00bd {self.half_length:.0f} B, from {self.half_length_from}"
+                      if self.half_length is not None else
+                      "no n\u00bd: runs of one size left out; give --pingpong FILE, the "
+                      "2-host ping-pong measured beside them")
+            median = f"median |error| {statistics.median(counted):.1f}%" if counted else "nothing"
+            lines.append(f"counted: {median} over {len(counted)} of {len(self.errors())} cases; "
+                         f"left out: {left} latency-bound with more ranks than the measuring "
+                         f"machine's {self.machine_cores} cores (the scheduler's time; "
+                         f"docs/validation.md, \"Counting\"; {n_half})")
+        medians = self.file_medians()
+        if len(medians) > 1:
+            lines.append("per file" + (" (counted cases)" if self.machine_cores is not None
+                                       else "") + ": median |error|")
+            lines += [f"  {m:6.1f}%  {f}" if m is not None else f"  {'-':>7}  {f} (no case counts)"
+                      for f, m in medians.items()]
+            over, worst = self._over_files()
+            if worst is not None:
+                lines.append(f"median over files {over:.1f}%, worst file {medians[worst]:.1f}% "
+                             f"({_short(worst)})")
+        return lines
 
     def table(self) -> str:
         head = f"{'file':<28} {'workload':<9} {'ranks':>5} {'rpn':>3} {'bytes':>9} " \
@@ -279,6 +351,8 @@ class Report:
         noisy = any(c.distribution for c in self.cases)
         if noisy:
             head += f" {'simulated range (' + str(NOISE_SEEDS) + ' seeds)':>26} {'pctile':>6}"
+        if self.machine_cores is not None:
+            head += f" {'counted':>7}"
         lines = [head]
         for c in self.cases:
             err = "-" if c.error_pct is None else f"{c.error_pct:+.1f}"
@@ -287,6 +361,8 @@ class Report:
             if c.distribution:
                 rng = f"{min(c.distribution):.3f}..{max(c.distribution):.3f}"
                 line += f" {rng:>26} {c.percentile:>6.1f}"
+            if c.counted is not None:
+                line += f" {'yes' if c.counted else 'no':>7}"
             lines.append(line)
         if self.cases:
             worst = max((c for c in self.cases if c.error_pct is not None),
@@ -297,6 +373,7 @@ class Report:
                              f"{worst.label()}), {len(self.errors())} cases on {self.platform}"
                              + (" (simulated: the median of the seeds' runs; pctile: where the "
                                 "measured value falls among them)" if noisy else ""))
+            lines += self._count_lines()
         if any(c.workload == "bandwidth" for c in self.cases):
             lines.append("bandwidth: osu_bw's MB/s compared as the time per message it "
                          "implies, bytes / (MB/s) = us")
@@ -396,9 +473,55 @@ def _simulate_cases(plat, cases, seed, progress, cap) -> None:
             c.simulated_us = statistics.median(c.distribution)
 
 
+def count_cases(report: Report, cores: int, pingpong_half_length: float | None = None) -> None:
+    """Marks which cases count, for runs measured on one machine of `cores` cores (an
+    emulated cluster): all but the latency-bound ones with more ranks than cores, whose
+    time is the scheduler's (calibration/latency_bound.py, the rigs report's rule). A run
+    of one size (latency_checker) is set against n\u00bd of the 2-host ping-pong measured
+    beside it: pingpong_half_length (half_length_of_files), else a ping-pong among the
+    cases; without one such runs do not count (nothing measured places them)."""
+    from . import latency_bound
+
+    cases = [_count_dict(c) for c in report.cases]
+    t0 = latency_bound.zero_byte_times(cases)
+    needs = any(c["ranks"] > cores and (c["file"], c["workload"], c["statistic"]) not in t0
+                for c in cases)
+    n_half, source = None, None
+    if needs and pingpong_half_length is not None:
+        n_half, source = pingpong_half_length, "--pingpong"
+    elif needs:
+        n_half, source = latency_bound.pingpong_half_length(cases), "the ping-pong among the files"
+    for c, flag in zip(report.cases, latency_bound.counted_flags(cases, cores, n_half)):
+        c.counted = flag
+    report.machine_cores, report.half_length, report.half_length_from = cores, n_half, source
+
+
+def half_length_of_files(files) -> float:
+    """n\u00bd of the 2-host ping-pong in files (validate's --pingpong)."""
+    from .file_placement import read
+    from .latency_bound import pingpong_half_length
+
+    measured, _ = read(files, 1, None)
+    n_half = pingpong_half_length([_count_dict(c) for c in cases_of(measured, 1)[0]])
+    if n_half is None:
+        raise InputError(f"--pingpong {' '.join(map(str, files))}: no ping-pong of 2 ranks with "
+                         f"a zero-byte size whose time reaches twice it (IMB PingPong, "
+                         f"osu_latency or NetPIPE)")
+    return n_half
+
+
+def _count_dict(c: Case) -> dict:
+    return {"file": c.file, "workload": c.workload, "statistic": c.statistic, "bytes": c.bytes,
+            "measured_us": c.measured_us, "ranks": c.ranks, "ranks_per_node": c.ranks_per_node}
+
+
 def validate(platform, files, nodes: int | None = None, ranks_per_node: int | None = None,
-             seed: int = 1, progress=None, placement=None) -> Report:
-    """Parse files, simulate every case on platform, and compare."""
+             seed: int = 1, progress=None, placement=None,
+             machine_cores: int | None = None, pingpong=None) -> Report:
+    """Parse files, simulate every case on platform, and compare. machine_cores: the
+    files were measured on one machine of that many cores (default: the platform's
+    nodes.machine_cores, if any); the cases are then counted (count_cases, with the
+    ping-pong files `pingpong`)."""
     from .. import platforms
 
     plat = platforms.load(platform)
@@ -406,10 +529,18 @@ def validate(platform, files, nodes: int | None = None, ranks_per_node: int | No
         plat = plat.replace(nodes=nodes)
     from .file_placement import read
 
+    cores = machine_cores if machine_cores is not None else plat.machine_cores
+    if pingpong and cores is None:
+        raise InputError("--pingpong decides which runs count on a machine of few cores: it "
+                         "needs --machine-cores (or a platform with nodes.machine_cores)")
+    n_half = half_length_of_files(pingpong) if pingpong else None
     measurements, ranks_per_node = read(files, ranks_per_node, placement)
     cases, skipped = cases_of(measurements, ranks_per_node)
     if not cases:
         raise InputError(f"nothing to validate: no file holds a case hopsim simulates "
                          f"({'; '.join(f'{w}: {y}' for _, w, y in skipped[:3])})")
     simulate_cases(plat, cases, seed, progress)
-    return Report(plat.name, cases, skipped)
+    report = Report(plat.name, cases, skipped)
+    if cores is not None:
+        count_cases(report, cores, n_half)
+    return report
