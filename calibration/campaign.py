@@ -156,7 +156,8 @@ def tool_paths(tools_dir: str | None, needed) -> dict[str, str | None]:
 
 def measure(plan: list[Probe], out_dir: Path, *, emulate_cluster: int | None = None,
             link_rate: str | None = None, burst: int | None = None, hostfile: str | None = None,
-            tools_dir: str | None = None, prefix: str = PREFIX, progress=None) -> list[str]:
+            tools_dir: str | None = None, prefix: str = PREFIX, progress=None,
+            congestion_control: str | None = None) -> list[str]:
     """Run every probe live into out_dir/<probe>/ (run_live's files); the result.json
     paths. An emulated cluster is built once (names from `prefix`) and torn down at the
     end whatever happens; out_dir is the caller's to create and remove."""
@@ -164,7 +165,8 @@ def measure(plan: list[Probe], out_dir: Path, *, emulate_cluster: int | None = N
 
     paths = tool_paths(tools_dir, (p.tool for p in plan))
     files = []
-    with _cluster(emulate_cluster, link_rate, burst, prefix, progress) as cluster:
+    with _cluster(emulate_cluster, link_rate, burst, prefix, progress,
+                  congestion_control) as cluster:
         for i, probe in enumerate(plan, 1):
             if progress:
                 progress(f"probe {i}/{len(plan)}: {probe.name} ({probe.shows})")
@@ -188,7 +190,7 @@ class _NoCluster:
         return False
 
 
-def _cluster(hosts, link_rate, burst, prefix, progress):
+def _cluster(hosts, link_rate, burst, prefix, progress, congestion_control=None):
     if hosts is None:
         return _NoCluster()
     from ..live.cluster import EmulatedCluster, check_available
@@ -196,7 +198,8 @@ def _cluster(hosts, link_rate, burst, prefix, progress):
     check_available()
     if link_rate is None:
         raise InputError("--emulate-cluster needs --link-rate (e.g. 200mbit)")
-    cluster = EmulatedCluster(hosts, link_rate, burst, prefix=prefix)
+    cluster = EmulatedCluster(hosts, link_rate, burst, prefix=prefix,
+                              congestion_control=congestion_control)
     return _Announced(cluster, progress)
 
 
@@ -222,7 +225,7 @@ class _Announced:
         if self.progress:
             self.progress(f"emulated cluster {c.tag}: {c.size} hosts on {c.subnet}, "
                           + (f"links {c.link_rate} (burst {c.burst} B)" if c.burst
-                             else "links uncapped (no tbf)"))
+                             else "links uncapped (no tbf)") + f", TCP {c.congestion_control}")
             note = cut_packets_note(c.rate_bits, c.burst)
             if note:
                 self.progress("note: " + note)

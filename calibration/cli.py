@@ -116,6 +116,9 @@ def add_calibrate(sub):
                             "or 1gbit, or none for no tbf (required there; no default)")
     live.add_argument("--burst", type=bounds.flag("burst"), metavar="BYTES", help="with --live: the tbf burst in bytes (default: 10 ms of traffic at --link-rate, "
                             "at least 16 KiB)")
+    live.add_argument("--congestion-control", metavar="NAME",
+                      help="with --live and --emulate-cluster: the hosts' TCP congestion control "
+                           "(e.g. cubic, bbr; default: this machine's)")
     live.add_argument("--hostfile", metavar="FILE", help="with --live: a real cluster's Open MPI hostfile (default: none)")
     live.add_argument("--tool", choices=("hopbench", "netpipe"),
                       help="with --live: the ping-pong program (default hopbench; NetPIPE's np.out is fitted "
@@ -194,7 +197,8 @@ def run_calibrate(args) -> int:
     name = safe_name(args.name, "--name") if args.name is not None else out.stem
     files = list(args.files)
     live_opts = [f"--{k.replace('_', '-')}" for k in ("emulate_cluster", "link_rate", "burst",
-                                                       "hostfile", "tool", "iterations")
+                                                       "hostfile", "tool", "iterations",
+                                                       "congestion_control")
                  if getattr(args, k) is not None] + (["--sizes"] if args.sizes else [])
     if not args.live and (live_opts or args.campaign):
         raise InputError(f"{(live_opts or ['--campaign'])[0]} applies to --live only")
@@ -206,6 +210,12 @@ def run_calibrate(args) -> int:
             raise InputError(f"{own[0]}: the campaign chooses its own tools, sizes and counts")
         if args.emulate_cluster is None and args.hostfile is None:
             raise InputError("--campaign needs 2 to 4 hosts: --emulate-cluster H or --hostfile FILE")
+    if args.congestion_control is not None and args.emulate_cluster is None:
+        raise InputError("--congestion-control applies to the cluster --emulate-cluster builds")
+    if args.congestion_control is not None:
+        from ..live.cluster import check_congestion_control
+
+        check_congestion_control(args.congestion_control)
     if args.live and args.emulate_cluster is not None and args.link_rate is None:
         # Checked here, before anything is measured or printed (live checks it too, later).
         raise InputError("--emulate-cluster needs --link-rate (e.g. 200mbit, or none for no tbf)")
@@ -377,6 +387,7 @@ def measure_live(args, out: Path) -> str:
     # processing and a 0-byte ping-pong took 7.7 ms instead of ~6 us (docs/validation.md).
     run_live("pingpong", 2, 1, tool=tool, hostfile=args.hostfile, oversubscribe=True,
              emulate_cluster=args.emulate_cluster, link_rate=args.link_rate, burst=args.burst,
+             congestion_control=args.congestion_control,
              out=str(raw), progress=lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n"), **params)
     return str(raw / ("np.out" if tool == "netpipe" else "result.json"))
 
@@ -422,7 +433,8 @@ def measure_campaign(args, out: Path, made: list) -> tuple[list[str], int]:
         partial.mkdir()
         campaign.measure(plan, partial, emulate_cluster=args.emulate_cluster,
                          link_rate=args.link_rate, burst=args.burst, hostfile=args.hostfile,
-                         tools_dir=args.tools, prefix=campaign.PREFIX, progress=progress)
+                         tools_dir=args.tools, prefix=campaign.PREFIX, progress=progress,
+                         congestion_control=args.congestion_control)
         partial.rename(raw)
         made[made.index(partial)] = raw
     progress(f"campaign: measured in {time.perf_counter() - start:.0f} s, kept in {raw}/")

@@ -466,10 +466,12 @@ def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = F
     What stands above MARKER in an existing README (the prose) is kept."""
     readme = root / "README.md"
     lines = []
-    lines += ["## Rigs", "", "| rig | link rate (tbf) | burst | why |", "|---|---|---|---|"]
+    lines += ["## Rigs", "", "| rig | link rate (tbf) | burst | TCP congestion control | why |",
+              "|---|---|---|---|---|"]
     for rig in rigs:
         lines.append(f"| {rig.name} | {rig.link_rate if rig.burst else 'none (no tbf)'} | "
-                     f"{f'{rig.burst} B' if rig.burst else '-'} | {rig.why} |")
+                     f"{f'{rig.burst} B' if rig.burst else '-'} | "
+                     f"{rig.congestion_control or 'bbr (this machine’s default)'} | {rig.why} |")
     lines.append("")
     for rig in rigs:
         out = root / rig.name

@@ -79,6 +79,21 @@ def cut_packets_note(bits_per_s: float | None, burst: int | None) -> str | None:
             f"docs/live.md)")
 
 
+_CC = Path("/proc/sys/net/ipv4")
+
+
+def check_congestion_control(name: str | None) -> str | None:
+    """name, if this kernel has that TCP congestion control loaded; InputError (one
+    line, the loaded ones named) if not."""
+    if name is None:
+        return None
+    loaded = (_CC / "tcp_available_congestion_control").read_text().split()
+    if name not in loaded:
+        raise InputError(f"--congestion-control: {name!r} is not loaded in this kernel "
+                         f"(loaded: {', '.join(loaded)})")
+    return name
+
+
 def check_available() -> None:
     """InputError (one line) unless this process can build namespaces."""
     if os.geteuid() != 0:
@@ -171,9 +186,13 @@ class EmulatedCluster:
     """`with EmulatedCluster(4, "200mbit") as c:` ... c.hosts, c.mpirun_args()."""
 
     def __init__(self, hosts: int, link_rate: str, burst: int | None = None,
-                 prefix: str = PREFIX):
+                 prefix: str = PREFIX, congestion_control: str | None = None):
         """link_rate "none": no tbf at all. `prefix` starts every name (at most 5
-        lowercase letters: interface names allow 15 characters)."""
+        lowercase letters: interface names allow 15 characters). congestion_control:
+        the TCP congestion control of every connection between the hosts (a route
+        attribute in each namespace, `ip route ... congctl`); None leaves the kernel's
+        default, which a new namespace takes from this machine's. Either way
+        self.congestion_control says which, once up."""
         if not isinstance(hosts, int) or hosts < 1 or hosts > 64:
             raise InputError(f"--emulate-cluster: expected 1 to 64 hosts, got {hosts!r}")
         if not re.fullmatch(r"[a-z]{1,5}", prefix):
@@ -188,6 +207,8 @@ class EmulatedCluster:
             self.burst = None
         else:
             self.burst = burst if burst is not None else default_burst(self.rate_bits)
+        self._congestion_control = check_congestion_control(congestion_control)
+        self.congestion_control: str | None = None
         check_available()
         become_subreaper()
         self.tag = prefix + secrets.token_hex(3)  # at most 11 characters, 14 with suffixes
@@ -241,6 +262,11 @@ class EmulatedCluster:
             _run(*nx, "ip", "link", "set", "lo", "up")
             _run(*nx, "ip", "addr", "add", f"{addr}/24", "dev", inside)
             _run(*nx, "ip", "link", "set", inside, "up")
+            if self._congestion_control is not None:
+                # Per route, not the namespace's sysctl: a namespace may default only to
+                # the algorithms this machine allows every user (tcp_allowed_congestion_control).
+                _run(*nx, "ip", "route", "replace", self.subnet, "dev", inside, "proto", "kernel",
+                     "scope", "link", "src", addr, "congctl", self._congestion_control)
             # Both directions of the host's link: egress in the namespace, ingress on the
             # bridge side (the veth end's egress towards the host).
             if self.rate_bits is not None:
@@ -249,6 +275,9 @@ class EmulatedCluster:
                 _run(*nx, "tc", "qdisc", "add", "dev", inside, *tbf)
                 _run("tc", "qdisc", "add", "dev", outside, *tbf)
             self.hosts.append((name, addr))
+        self.congestion_control = self._congestion_control or _run(
+            "ip", "netns", "exec", self.namespaces[0], "cat",
+            str(_CC / "tcp_congestion_control")).stdout.strip()
         self._write_agent()
         self._up = True
 

@@ -131,7 +131,7 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
              burst: int | None = None, out: str | None = None, timeout: float = 600,
              oversubscribe: bool = False, seed: int = 1, reception: str | None = None,
              progress=None, cluster=None, mca=(), sample_nic_queue: bool = False,
-             **params) -> tuple[dict, str]:
+             congestion_control: str | None = None, **params) -> tuple[dict, str]:
     """Run one workload live. Returns (the JSON dict, the tool's text output) and, with
     `out`, writes result.json, the raw output and the mpirun command into that folder.
 
@@ -145,6 +145,8 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
     btl_tcp_eager_limit); the result records them, and any OMPI_MCA_* variable of the
     environment, which mpirun passes on as well. `sample_nic_queue`: sample every emulated
     host's tbf backlog while the run goes (live/nic_queue.py), kept as live.nic_queue.
+    `congestion_control`: the emulated hosts' TCP congestion control (default: this
+    machine's), recorded as live.congestion_control.
     """
     mca = check_mca(mca)
     if cluster is not None:
@@ -170,6 +172,11 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         raise InputError("--emulate-cluster needs --link-rate (e.g. 200mbit)")
     if emulate_cluster is None and (link_rate is not None or burst is not None):
         raise InputError("--link-rate and --burst apply to --emulate-cluster")
+    if congestion_control is not None and (emulate_cluster is None or cluster is not None):
+        raise InputError("--congestion-control applies to the cluster --emulate-cluster builds")
+    from .cluster import check_congestion_control
+
+    check_congestion_control(congestion_control)
     if sample_nic_queue and (emulate_cluster is None or link_rate == "none"):
         raise InputError("--sample-nic-queue samples an emulated host's tbf: it needs "
                          "--emulate-cluster with a --link-rate other than none")
@@ -225,14 +232,16 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         own_cluster = cluster is None
         if emulate_cluster is not None:
             if own_cluster:
-                cluster = EmulatedCluster(emulate_cluster, link_rate, burst)
+                cluster = EmulatedCluster(emulate_cluster, link_rate, burst,
+                                          congestion_control=congestion_control)
             reaper.command(teardown_command(cluster.tag))
             if own_cluster:
                 stack.enter_context(cluster)
             if progress and own_cluster:
                 progress(f"emulated cluster {cluster.tag}: {emulate_cluster} hosts on "
                          f"{cluster.subnet}, " + (f"links {link_rate} (burst {cluster.burst} B)"
-                                                  if cluster.burst else "links uncapped (no tbf)"))
+                                                  if cluster.burst else "links uncapped (no tbf)")
+                         + f", TCP {cluster.congestion_control}")
                 note = cut_packets_note(cluster.rate_bits, cluster.burst)
                 if note:
                     progress("note: " + note)
@@ -260,6 +269,7 @@ def run_live(workload: str, ranks: int, ranks_per_node: int = 1, *, tool: str = 
         live = {"tool": tool, "mpirun": shlex.join(cmd), "hosts": emulate_cluster or hostfile or "localhost",
                 "node_of_rank": work.node_of_rank() if (emulate_cluster or hostfile) else [0] * ranks,
                 "link_rate": link_rate, "burst_bytes": cluster.burst if cluster else None,
+                "congestion_control": cluster.congestion_control if cluster else None,
                 "oversubscribed": crowded, "cores": cores, "mca": dict(mca),
                 "mca_environment": {k: v for k, v in sorted(os.environ.items())
                                     if k.startswith("OMPI_MCA_")}}
@@ -527,6 +537,10 @@ def add_parser(sub):
     p.add_argument("--burst", type=bounds.flag("burst"), metavar="BYTES",
                    help="with --emulate-cluster: tbf burst in bytes, at least 1500 (default "
                         "10 ms of traffic at --link-rate, at least 16 KiB)")
+    p.add_argument("--congestion-control", metavar="NAME",
+                   help="with --emulate-cluster: the hosts' TCP congestion control, one this "
+                        "kernel has loaded (e.g. cubic, bbr); recorded in the result (default: "
+                        "this machine's, which a new namespace inherits)")
     p.add_argument("--tool", choices=TOOLS, default="hopbench",
                    help="the benchmark to run (default hopbench; the others are the "
                         "installed third-party binaries)")
@@ -563,7 +577,8 @@ def run(args) -> int:
                             burst=args.burst, out=args.out, timeout=args.timeout,
                             oversubscribe=args.oversubscribe, seed=args.seed,
                             reception=args.reception, progress=progress, mca=args.mca or (),
-                            sample_nic_queue=args.sample_nic_queue, **params)
+                            sample_nic_queue=args.sample_nic_queue,
+                            congestion_control=args.congestion_control, **params)
     if not args.json:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     sys.stdout.write(json.dumps(result) + "\n")

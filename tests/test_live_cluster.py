@@ -66,6 +66,8 @@ def test_two_host_pingpong_stays_under_the_link_cap(clean_before_after):
     assert 0.3 * CAP_MBYTES < rows[s]["bandwidth_mbytes_per_sec"] < bound
     assert result["live"]["host_names"][0] != result["live"]["host_names"][1]
     assert text.startswith("# OSU MPI Latency Test")
+    # The kernel's default congestion control, which the new namespaces inherited.
+    assert result["live"]["congestion_control"] == _machine_congestion_control()
 
 
 def test_four_rank_roundtrip_and_exchange_on_two_hosts(clean_before_after):
@@ -193,6 +195,63 @@ def test_a_timeout_kills_the_run_and_tears_down(clean_before_after):
     assert p.stderr.strip().endswith("exceeded --timeout 4 s and was killed")
     assert len(p.stderr.strip().splitlines()) == 2  # the progress line, then the error
     assert time.time() - start < 40
+
+
+def _machine_congestion_control() -> str:
+    with open("/proc/sys/net/ipv4/tcp_congestion_control") as f:
+        return f.read().strip()
+
+
+# Connects from host 0 to host 1 and prints the connection's congestion control, as the
+# kernel reports it to the socket (TCP_CONGESTION).
+_CLIENT = """
+import socket, sys, time
+for _ in range(100):
+    try:
+        s = socket.create_connection((sys.argv[1], 5999), timeout=2)
+        break
+    except OSError:
+        time.sleep(0.05)
+print(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).split(b"\\0")[0].decode())
+"""
+_SERVER = """
+import socket, sys
+s = socket.create_server((sys.argv[1], 5999))
+s.settimeout(20)
+c, _ = s.accept()
+c.recv(1)
+"""
+
+
+def _connection_congestion_control(c) -> str:
+    (_, a1) = c.hosts[1]
+    server = subprocess.Popen(["ip", "netns", "exec", c.namespaces[1], sys.executable, "-c",
+                               _SERVER, a1])
+    try:
+        out = subprocess.run(["ip", "netns", "exec", c.namespaces[0], sys.executable, "-c",
+                              _CLIENT, a1], capture_output=True, text=True, timeout=30)
+    finally:
+        server.kill()
+        server.wait()
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_the_hosts_tcp_congestion_control_is_the_one_asked_for(clean_before_after):
+    default = _machine_congestion_control()
+    with open("/proc/sys/net/ipv4/tcp_available_congestion_control") as f:
+        other = next(a for a in f.read().split() if a != default)  # reno is always built in
+    with cluster.EmulatedCluster(2, RATE, congestion_control=other) as c:
+        assert c.congestion_control == other
+        assert _connection_congestion_control(c) == other
+    with cluster.EmulatedCluster(2, RATE) as c:
+        assert c.congestion_control == default
+        assert _connection_congestion_control(c) == default
+    p = subprocess.run([sys.executable, "-m", "hopsim", "live", "--emulate-cluster", "2",
+                        "--link-rate", RATE, "--congestion-control", "nosuchcc", "--workload",
+                        "pingpong", "--ranks", "2"], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stdout == ""
+    assert len(p.stderr.splitlines()) == 1 and "'nosuchcc' is not loaded" in p.stderr
 
 
 def test_concurrent_clusters_get_distinct_names(clean_before_after):

@@ -435,7 +435,7 @@ def test_only_measures_the_missing_files_that_match(tmp_path, monkeypatch):
     @contextlib.contextmanager
     def cluster(*args, **kw):
         built.append(args)
-        yield type("C", (), {"tag": "fake"})()
+        yield type("C", (), {"tag": "fake", "congestion_control": "bbr"})()
 
     def run_case(case, trial, cluster, binaries, out, timeout):
         ran.append(case.file(trial))
