@@ -449,7 +449,7 @@ def test_live_ping_pong_parameters_per_tool(tmp_path, monkeypatch, tool, iterati
     monkeypatch.setattr(live, "run_live", lambda *a, **kw: asked.append(kw))
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     args = argparse.Namespace(sizes=None, tool=tool, iterations=iterations, emulate_cluster=None,
-                              link_rate=None, burst=None, hostfile=None)
+                              link_rate=None, burst=None, hostfile=None, congestion_control=None)
     if isinstance(expected, str):
         with pytest.raises(InputError, match=expected):
             calibration_cli.measure_live(args, tmp_path / "p.toml")
