@@ -473,12 +473,12 @@ def _simulate_cases(plat, cases, seed, progress, cap) -> None:
             c.simulated_us = statistics.median(c.distribution)
 
 
-def count_cases(report: Report, cores: int, pingpong_half_length: float | None = None) -> None:
+def count_cases(report: Report, cores: int, given_half_length: float | None = None) -> None:
     """Marks which cases count, for runs measured on one machine of `cores` cores (an
     emulated cluster): all but the latency-bound ones with more ranks than cores, whose
     time is the scheduler's (calibration/latency_bound.py, the rigs report's rule). A run
     of one size (latency_checker) is set against n\u00bd of the 2-host ping-pong measured
-    beside it: pingpong_half_length (half_length_of_files), else a ping-pong among the
+    beside it: given_half_length (half_length_of_files), else a ping-pong among the
     cases; without one such runs do not count (nothing measured places them)."""
     from . import latency_bound
 
@@ -487,8 +487,8 @@ def count_cases(report: Report, cores: int, pingpong_half_length: float | None =
     needs = any(c["ranks"] > cores and (c["file"], c["workload"], c["statistic"]) not in t0
                 for c in cases)
     n_half, source = None, None
-    if needs and pingpong_half_length is not None:
-        n_half, source = pingpong_half_length, "--pingpong"
+    if needs and given_half_length is not None:
+        n_half, source = given_half_length, "--pingpong"
     elif needs:
         n_half, source = latency_bound.pingpong_half_length(cases), "the ping-pong among the files"
     for c, flag in zip(report.cases, latency_bound.counted_flags(cases, cores, n_half)):
