@@ -43,6 +43,11 @@ class CalibrationResult:
 
 # Undecided.mechanism of the capacity's form, besides structure.MECHANISM_FIELDS' names.
 CAPACITY_FORM = "shared capacity's form"
+# The campaign's checks (campaign.checks): their table's title, and the median |error|
+# above which the report says runs placed like them will be that far off (issue 16's
+# per-file target).
+CHECK_TITLE = "the campaign's check (measured, neither fitted nor used to decide)"
+CHECK_WARN_PCT = 15.0
 
 
 def slug_of(mechanism: str) -> str:
@@ -388,7 +393,7 @@ def _alternative_toml(p: Platform, u: Undecided, argv) -> str:
 def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="calibrated",
                     argv=None, joint=False, cap=FIT_CAP, progress=None,
                     holdout=None, leave_one_out=None, placement=None,
-                    hold=(), eager_limit=None,
+                    hold=(), eager_limit=None, checks=None,
                     eager_limit_from="given by --eager-limit",
                     machine_cores=None) -> CalibrationResult:
     """joint=True: after the closed-form fitters, the joint fit over the engine's simulations
@@ -399,7 +404,9 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
     between nodes in bytes of data, when known: the only rendezvous threshold weighed
     (eager_limit_from: who says so, for the report). machine_cores: every measured node
     ran on one machine of that many cores (an emulated cluster): round trips with more
-    ranks than that fit the machine's turn (host.turn_us) and nothing else."""
+    ranks than that fit the machine's turn (host.turn_us) and nothing else. checks: files
+    predicted on the fitted platform and reported, as --holdout's are, but never used to
+    decide a mechanism (the campaign's checks: campaign.checks)."""
     held = _held_fields(hold, base)
     platform, given = _base(base, name, nodes, ranks_per_node)
     # FILE@K[,cyclic] files keep their own placement; ranks_per_node becomes None then.
@@ -524,6 +531,21 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
             f"{table.median_over_files():.1f}%")})
         fit.platform = p
         lines += table.text().rstrip("\n").splitlines()
+    if checks:
+        from .holdout import predict
+        check = predict(p, checks, ranks_per_node, placement=placement)
+        check.title = CHECK_TITLE
+        worst = max(check.predictions, key=lambda x: x.median_abs_error_pct)
+        p = p.replace(provenance={**p.provenance, "validation.campaign_check": (
+            "measured by the campaign, neither fitted nor used to decide, predicted: "
+            + ", ".join(f"{x.file} (median |error| {x.median_abs_error_pct:.1f}%)"
+                        for x in check.predictions))})
+        fit.platform = p
+        lines += check.text().rstrip("\n").splitlines()
+        if worst.median_abs_error_pct > CHECK_WARN_PCT:
+            lines.append(f"note: the campaign's check misses by {worst.median_abs_error_pct:.1f}% "
+                         f"(median |error|, {worst.file}): runs placed like it are predicted "
+                         f"about that far off (docs/calibration.md, \"The campaign's check\")")
     if leave_one_out is not None:
         table = leave_one_out
         if table.predictions:

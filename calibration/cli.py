@@ -261,8 +261,9 @@ def _calibrate(args, out, name, files, made) -> None:
             target(alternative_path(out, slug), ALTERNATIVE_FLAG)
         if args.holdout:
             check(args.holdout, args.ranks_per_node, args.placement)
+        checks = []
         if args.live and args.campaign:
-            files, hosts = measure_campaign(args, out, made)
+            files, hosts, checks = measure_campaign(args, out, made)
             if args.nodes is None:
                 args.nodes = hosts
         elif args.live:
@@ -274,7 +275,7 @@ def _calibrate(args, out, name, files, made) -> None:
                   joint=not args.closed_form, cap=args.fit_iterations or FIT_CAP,
                   progress=lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n"))
         result = _fit(fit_files, name=name, argv=sys.argv[1:], holdout=args.holdout,
-                      leave_one_out=_cross_validate(args, files, kw), **kw)
+                      checks=checks, leave_one_out=_cross_validate(args, files, kw), **kw)
         outputs.text(toml, result.toml)
         outputs.text(xml, result.simgrid_xml)
         outputs.text(cfg, result.smpi_flags)
@@ -400,10 +401,11 @@ def _where(args) -> str:
     return args.hostfile or "this machine"
 
 
-def measure_campaign(args, out: Path, made: list) -> tuple[list[str], int]:
+def measure_campaign(args, out: Path, made: list) -> tuple[list[str], int, list[str]]:
     """Run the campaign (hopsim.calibration.campaign) into <stem>-live/, one folder per
     probe: measured into a hidden folder beside it, renamed into place when every probe
-    ran (an interrupt or a failed probe leaves nothing). Returns (files, hosts)."""
+    ran (an interrupt or a failed probe leaves nothing). Returns (the files to fit, hosts,
+    the checks' files: measured, predicted, never fitted)."""
     import os
     import time
 
@@ -420,7 +422,7 @@ def measure_campaign(args, out: Path, made: list) -> tuple[list[str], int]:
                     campaign.MAX_HOSTS)
     else:
         hosts = args.emulate_cluster
-    plan = campaign.probes(hosts)
+    plan = campaign.probes(hosts) + campaign.checks(hosts)
     campaign.tool_paths(args.tools, (p.tool for p in plan))   # every tool found before any run
     partial = raw.with_name(f".{raw.name}.hopsim-{os.getpid()}")
     progress = lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n")
@@ -438,4 +440,5 @@ def measure_campaign(args, out: Path, made: list) -> tuple[list[str], int]:
         partial.rename(raw)
         made[made.index(partial)] = raw
     progress(f"campaign: measured in {time.perf_counter() - start:.0f} s, kept in {raw}/")
-    return [str(raw / p.name / "result.json") for p in plan], hosts
+    files = lambda held: [str(raw / p.folder / "result.json") for p in plan if p.held_out == held]
+    return files(False), hosts, files(True)

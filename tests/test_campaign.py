@@ -357,3 +357,65 @@ def test_an_uncapped_emulated_cluster_is_named_in_the_progress_line():
     assert _where(SimpleNamespace(emulate_cluster=2, link_rate="100mbit", hostfile=None)) == "emulated, 100mbit"
     assert _where(SimpleNamespace(emulate_cluster=None, link_rate=None, hostfile="hosts")) == "hosts"
     assert _where(SimpleNamespace(emulate_cluster=None, link_rate=None, hostfile=None)) == "this machine"
+
+
+def test_the_check_is_a_cyclic_exchange_held_out_one_folder_down():
+    (check,) = campaign.checks(2)
+    assert (check.workload, check.ranks, check.ranks_per_node) == ("exchange", 4, 2)
+    assert check.params["placement"] == "cyclic" and check.held_out
+    # <stem>-live/*/result.json is what a refit from a campaign's runs reads: not the check.
+    assert check.folder == "check/exchange-2x2-cyclic"
+    assert not any(p.held_out for p in campaign.probes(2))
+    with pytest.raises(InputError):
+        campaign.checks(5)
+
+
+def _fake_measure(platform):
+    """campaign.measure with the engine standing in for the live runs (platform's)."""
+    def measure(plan, out_dir, **kw):
+        return campaign.simulate(plan, platform, out_dir)
+    return measure
+
+
+def test_the_campaign_predicts_its_check_and_fits_without_it(tmp_path, monkeypatch, capsys):
+    from hopsim import cli
+    from hopsim.calibration.calibrate import CHECK_TITLE
+
+    # Every probe on PACED, the check on a link of a third of its rate: a fit of the probes
+    # must miss the check by about that, and a fit that took the check in would not.
+    slow = dataclasses.replace(PACED, bucket_gbps=PACED.bucket_gbps / 3,
+                               bandwidth_gbps=PACED.bandwidth_gbps / 3)
+
+    def measure(plan, out_dir, **kw):
+        fitted = [p for p in plan if not p.held_out]
+        held = [p for p in plan if p.held_out]
+        return campaign.simulate(fitted, PACED, out_dir) + campaign.simulate(held, slow, out_dir)
+
+    monkeypatch.setattr(campaign, "measure", measure)
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name in ("osu_bw", "IMB-MPI1"):
+        (tools / name).write_text("")
+    out = tmp_path / "camp.toml"
+    args = ["calibrate", "--live", "--campaign", "--emulate-cluster", "2", "--link-rate",
+            "200mbit", "--tools", str(tools), "--closed-form", "--out", str(out)]
+    assert cli.main(args) == 0
+    report = capsys.readouterr().out
+    live = tmp_path / "camp-live"
+    assert (live / "check" / "exchange-2x2-cyclic" / "result.json").is_file()
+    fitted = sorted(str(p) for p in live.glob("*/result.json"))
+    assert len(fitted) == len(campaign.probes(2))
+    assert f"in {len(fitted)} file(s)" in report
+    assert CHECK_TITLE in report
+    toml = out.read_text()
+    assert "validation.campaign_check" in toml and "exchange-2x2-cyclic" in toml
+    # A third of the rate at the large sizes: the note says runs placed like it are off.
+    assert "note: the campaign's check misses by" in report
+    # The same runs without the check fit the same platform, value for value.
+    again = tmp_path / "again.toml"
+    assert cli.main(["calibrate", *fitted, "--closed-form", "--nodes", "2", "--out", str(again)]) == 0
+    capsys.readouterr()
+    values = lambda text: [l for l in text.splitlines()
+                           if l and not l.startswith(("#", "name =")) and "=" in l
+                           and '"' not in l.split("=")[0]]
+    assert values(again.read_text()) == values(toml)
