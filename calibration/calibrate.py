@@ -544,8 +544,9 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
         lines += check.text().rstrip("\n").splitlines()
         if worst.median_abs_error_pct > CHECK_WARN_PCT:
             lines.append(f"note: the campaign's check misses by {worst.median_abs_error_pct:.1f}% "
-                         f"(median |error|, {worst.file}): runs placed like it are predicted "
-                         f"about that far off (docs/calibration.md, \"The campaign's check\")")
+                         f"(median |error|, {worst.file}): expect predictions of runs placed "
+                         f"like it to be off by as much at the sizes its rows above miss "
+                         f"(docs/calibration.md, \"The campaign's check\")")
     if leave_one_out is not None:
         table = leave_one_out
         if table.predictions:
