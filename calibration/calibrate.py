@@ -153,6 +153,36 @@ def _turn_on(fitted: Platform, measurements, ranks_per_node, n: int) -> tuple[Pl
             f"machine's turn: {k} = {x}    ({prov})")
 
 
+def _with_machine(p: Platform, machine, files, ranks_per_node, placement):
+    """(platform, report lines): the machine's capacity applied (machine_capacity.apply),
+    and what it changes on the fitted files, simulated both ways as validate would."""
+    from .holdout import predict
+    from .machine_capacity import apply
+    from .validate import cases_of
+
+    q, line = apply(p, machine)
+    if q is p:
+        return p, [line]
+    # The files validate can replay (a NIC-queue sample has no case to compare).
+    replayable = [f for f in files
+                  if cases_of(*file_placement.read([f], ranks_per_node, placement))[0]]
+    before, after = (predict(x, replayable, ranks_per_node, placement=placement)
+                     for x in (p, q))
+    pairs = [(a, b) for x, y in zip(before.predictions, after.predictions)
+             for a, b in zip(x.cases, y.cases)]
+    moved = sum(1 for a, b in pairs if abs(b.simulated_us / a.simulated_us - 1) * 100 > MACHINE_MOVES_PCT)
+    if not pairs:
+        return q, [line]
+    why = ("" if moved else ": these runs never reach it; only runs on more nodes, or "
+           "faster links, can")
+    return q, [line, f"  on the fitted files, median over files {before.median_over_files():.1f}% "
+                     f"without it, {after.median_over_files():.1f}% with it; it moves {moved} of "
+                     f"their {len(pairs)} cases by more than {MACHINE_MOVES_PCT:g}%{why}"]
+
+
+# The machine's capacity "moves" a fitted case beyond this (in %).
+MACHINE_MOVES_PCT = 2.0
+
 # A run the turn was not fitted to is explained by it within this (in %).
 TURN_EXPLAINS_PCT = 10.0
 
@@ -395,7 +425,7 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
                     holdout=None, leave_one_out=None, placement=None,
                     hold=(), eager_limit=None, checks=None,
                     eager_limit_from="given by --eager-limit",
-                    machine_cores=None) -> CalibrationResult:
+                    machine_cores=None, machine=None) -> CalibrationResult:
     """joint=True: after the closed-form fitters, the joint fit over the engine's simulations
     (calibration/joint.py, structure.py, determine.py) over every case of every file.
     placement: for files that record none (third-party tools), how their ranks were placed.
@@ -404,7 +434,9 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
     between nodes in bytes of data, when known: the only rendezvous threshold weighed
     (eager_limit_from: who says so, for the report). machine_cores: every measured node
     ran on one machine of that many cores (an emulated cluster): round trips with more
-    ranks than that fit the machine's turn (host.turn_us) and nothing else. checks: files
+    ranks than that fit the machine's turn (host.turn_us) and nothing else. machine: that
+    machine's capacity (machine_capacity.MachineCapacity, --machine-gbps), applied to the
+    fitted platform as its backbone and reported with what it changes on FILES. checks: files
     predicted on the fitted platform and reported, as --holdout's are, but never used to
     decide a mechanism (the campaign's checks: campaign.checks)."""
     held = _held_fields(hold, base)
@@ -471,6 +503,9 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
                            "fit with it in place; --holdout files on other runs would decide):")
         joint_lines += [f"  {u.slug}: {u.mechanism} as {u.other} instead of {u.chosen}"
                         for u in open_]
+    machine_lines: list[str] = []
+    if machine is not None:
+        p, machine_lines = _with_machine(p, machine, files, ranks_per_node, placement)
     fit.platform = p
 
     # Residual per size and per round-trip case, from the engine on the fitted platform.
@@ -487,6 +522,7 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
                  for pt in fit.data.pingpong]
         _simulate_group(p, cases)
         simulated = {c.bytes: c.simulated_us for c in cases}
+    lines += machine_lines
     if joint_lines:
         lines += joint_lines
         lines.append("closed-form fit (the joint fit's start; values above replace these):")
@@ -499,7 +535,9 @@ def calibrate_files(files, base=None, nodes=None, ranks_per_node=None, name="cal
     lines.append("not fitted:")
     for name_, why in fit.skipped:
         lines.append(f"  {name_}: {why}")
-    kept = [k for k in prov if k not in fitted_keys and "." in k]
+    machine_key = {"network.backbone_gbps"} if machine is not None and \
+        p.provenance.get("network.backbone_gbps", "").startswith(machine.how) else set()
+    kept = [k for k in prov if k not in fitted_keys and "." in k and k not in machine_key]
     lines.append(f"  kept from {'--base ' + base if base else 'defaults'}: {', '.join(sorted(kept))}")
     if fit.segments and not fit.platform.pacing_gbps:
         lines.append("per-size segments of the ping-pong curve (segmented least squares, BIC):")

@@ -60,14 +60,25 @@ class Probe:
     # fitted and never used to decide a mechanism.
     held_out: bool = False
 
+    # The emulating machine's capacity (machine_probes()): run on uncapped links, read by
+    # --machine-gbps, never fitted.
+    machine: bool = False
+
     @property
     def folder(self) -> str:
-        """Its folder under <stem>-live/: a check's one level down, so that the fitted
-        runs are <stem>-live/*/result.json and nothing else."""
+        """Its folder under <stem>-live/: a check's or the machine's one level down, so
+        that the fitted runs are <stem>-live/*/result.json and nothing else."""
+        if self.machine:
+            return f"{MACHINE_FOLDER}/{self.name}"
         return f"{CHECK_FOLDER}/{self.name}" if self.held_out else self.name
 
 
 CHECK_FOLDER = "check"
+MACHINE_FOLDER = "machine"
+# The machine's probe: 1 MiB, past any cache's help (rig C's 2-host exchange ran 256 KiB
+# at twice the rate of 1 MiB).
+MACHINE_BYTES = 1048576
+MACHINE_REPETITIONS = 20
 
 
 def probes(hosts: int, trials: int = TRIALS) -> list[Probe]:
@@ -157,6 +168,17 @@ def checks(hosts: int) -> list[Probe]:
                         "four connections leave each host, which no fitted probe runs (under "
                         "TCP bbr such runs lose time at 64-256 KiB that hopsim does not model)",
                   held_out=True)]
+
+
+def machine_probes(trials: int = TRIALS) -> list[Probe]:
+    """The emulating machine's capacity (calibration/machine_capacity.py): a 2-host
+    exchange on uncapped links, `trials` times; measured on its own cluster after the
+    probes when the campaign emulates every node on this machine (--emulate-cluster)."""
+    return [Probe(f"exchange-2x1-uncapped-t{t}", "exchange", 2, 1, "hopbench",
+                  {"sizes": [MACHINE_BYTES], "repetitions": MACHINE_REPETITIONS},
+                  shows="the machine's capacity: what 2 uncapped hosts move between them, "
+                        "which every emulated host shares (network.backbone_gbps)",
+                  machine=True) for t in range(1, trials + 1)]
 
 
 _BINARIES = {"osu": "osu_bw", "imb": "IMB-MPI1"}

@@ -175,6 +175,13 @@ def add_calibrate(sub):
                             "trips with more ranks than N fit the machine's turn "
                             "(host.turn_us) and nothing else (default: none, each node its "
                             "own cores)")
+    joint.add_argument("--machine-gbps", metavar="X|FILE[,FILE...]",
+                       help="every measured node ran on one machine that moves at most X "
+                            "Gbit/s between them (an emulated cluster's packet processing, a "
+                            "shared switch in effect), or hopsim live results of an exchange "
+                            "on its uncapped links that measured it: the platform's backbone "
+                            "(network.backbone_gbps), applied to the fit, not fitted "
+                            "(default: none, the nodes share nothing)")
     joint.add_argument("--fit-iterations", type=bounds.flag("fit_iterations"), metavar="N",
                        help="iterations (repetitions, round trips per rank) per case at most "
                             "while fitting jointly (default: the joint fit's budget, 300)")
@@ -231,6 +238,8 @@ def run_calibrate(args) -> int:
         raise InputError("--holdout or --leave-one-out, not both")
     if args.leave_one_out and len(files) < 2:
         raise InputError("--leave-one-out needs two FILES at least")
+    # Read now, not after minutes of fitting: a bad file is a one-line error first.
+    args.machine = parse_machine(args.machine_gbps) if args.machine_gbps is not None else None
     made: list[Path] = []   # the campaign's measurements, removed if the command fails
     try:
         _calibrate(args, out, name, files, made)
@@ -272,6 +281,7 @@ def _calibrate(args, out, name, files, made) -> None:
         kw = dict(base=args.base, nodes=args.nodes, ranks_per_node=args.ranks_per_node,
                   placement=args.placement, hold=_hold(args.hold),
                   **eager_limit_of(args, os.environ), machine_cores=args.machine_cores,
+                  machine=args.machine,
                   joint=not args.closed_form, cap=args.fit_iterations or FIT_CAP,
                   progress=lambda m: sys.stderr.write(f"hopsim calibrate: {m}\n"))
         result = _fit(fit_files, name=name, argv=sys.argv[1:], holdout=args.holdout,
@@ -342,6 +352,12 @@ def _cross_validate(args, files, kw):
         table.predictions += predict(fitted, [f], args.ranks_per_node,
                                      placement=args.placement).predictions
     return table
+
+
+def parse_machine(text: str):
+    from .machine_capacity import parse
+
+    return parse(text)
 
 
 def _fit(files, **kw):
@@ -437,8 +453,27 @@ def measure_campaign(args, out: Path, made: list) -> tuple[list[str], int, list[
                          link_rate=args.link_rate, burst=args.burst, hostfile=args.hostfile,
                          tools_dir=args.tools, prefix=campaign.PREFIX, progress=progress,
                          congestion_control=args.congestion_control)
+        machine = _machine_plan(args)
+        if machine:
+            progress(f"campaign: the machine's capacity, {len(machine)} runs on 2 uncapped "
+                     f"hosts (every emulated node shares it)")
+            campaign.measure(machine, partial, emulate_cluster=2, link_rate="none",
+                             prefix=campaign.PREFIX, progress=progress,
+                             congestion_control=args.congestion_control)
         partial.rename(raw)
         made[made.index(partial)] = raw
     progress(f"campaign: measured in {time.perf_counter() - start:.0f} s, kept in {raw}/")
     files = lambda held: [str(raw / p.folder / "result.json") for p in plan if p.held_out == held]
+    if machine:
+        args.machine = parse_machine(",".join(str(raw / p.folder / "result.json") for p in machine))
     return files(False), hosts, files(True)
+
+
+def _machine_plan(args) -> list:
+    """The machine's probes when the campaign emulates every node on this machine and
+    --machine-gbps does not already say what it moves."""
+    from . import campaign
+
+    if args.emulate_cluster is None or args.machine is not None:
+        return []
+    return campaign.machine_probes()

@@ -370,6 +370,19 @@ def test_the_check_is_a_cyclic_exchange_held_out_one_folder_down():
         campaign.checks(5)
 
 
+def _committed_machine_runs(plan, out_dir):
+    """The machine's probes as this machine ran them: the committed uncapped 2-host
+    exchanges (28.57, 24.50 and 26.69 Gbit/s at 1 MiB) stand for a live measurement."""
+    import shutil
+
+    runs = os.path.join(os.path.dirname(__file__), "..", "docs", "validation", "rigs-idle",
+                        "machine-capacity")
+    for p, t in zip(plan, (1, 2, 3)):
+        (out_dir / p.folder).mkdir(parents=True)
+        shutil.copy(os.path.join(runs, f"2x1-t{t}", "result.json"), out_dir / p.folder)
+    return [str(out_dir / p.folder / "result.json") for p in plan]
+
+
 def test_the_campaign_predicts_its_check_and_fits_without_it(tmp_path, monkeypatch, capsys):
     from hopsim import cli
     from hopsim.calibration.calibrate import CHECK_TITLE
@@ -380,6 +393,8 @@ def test_the_campaign_predicts_its_check_and_fits_without_it(tmp_path, monkeypat
                                bandwidth_gbps=PACED.bandwidth_gbps / 3)
 
     def measure(plan, out_dir, **kw):
+        if all(p.machine for p in plan):
+            return _committed_machine_runs(plan, out_dir)
         fitted = [p for p in plan if not p.held_out]
         held = [p for p in plan if p.held_out]
         return campaign.simulate(fitted, PACED, out_dir) + campaign.simulate(held, slow, out_dir)
@@ -404,9 +419,12 @@ def test_the_campaign_predicts_its_check_and_fits_without_it(tmp_path, monkeypat
     assert "validation.campaign_check" in toml and "exchange-2x2-cyclic" in toml
     # A third of the rate at the large sizes: the note says runs placed like it are off.
     assert "note: the campaign's check misses by" in report
-    # The same runs without the check fit the same platform, value for value.
+    # The same runs without the check fit the same platform, value for value (the
+    # machine's runs, one folder down too, given as the campaign used them).
+    machine = ",".join(sorted(str(p) for p in live.glob("machine/*/result.json")))
     again = tmp_path / "again.toml"
-    assert cli.main(["calibrate", *fitted, "--closed-form", "--nodes", "2", "--out", str(again)]) == 0
+    assert cli.main(["calibrate", *fitted, "--closed-form", "--nodes", "2", "--machine-gbps",
+                     machine, "--out", str(again)]) == 0
     capsys.readouterr()
     values = lambda text: [l for l in text.splitlines()
                            if l and not l.startswith(("#", "name =")) and "=" in l
@@ -426,3 +444,52 @@ def test_a_check_the_fit_predicts_draws_no_note(tmp_path):
     assert CHECK_TITLE in r.text and "note: the campaign's check" not in r.text
     worst = float(r.text.split(CHECK_TITLE)[1].split("median over files:")[1].split("%")[0])
     assert 1.0 < worst <= 100 * (1 / 0.9 - 1) + 0.5
+
+
+def test_the_machine_probes_run_uncapped_one_folder_down():
+    probes = campaign.machine_probes()
+    assert len(probes) == campaign.TRIALS
+    for p in probes:
+        assert (p.workload, p.ranks, p.ranks_per_node, p.machine) == ("exchange", 2, 1, True)
+        assert p.folder == f"machine/{p.name}" and not p.held_out
+        assert p.params["sizes"] == [campaign.MACHINE_BYTES]
+
+
+def test_an_emulated_campaign_measures_the_machine(tmp_path, monkeypatch, capsys):
+    from hopsim import cli
+
+    calls = []
+
+    def measure(plan, out_dir, **kw):
+        calls.append((kw.get("link_rate"), kw.get("emulate_cluster"), [p.name for p in plan]))
+        if all(p.machine for p in plan):
+            return _committed_machine_runs(plan, out_dir)
+        return campaign.simulate(plan, PACED, out_dir)
+
+    monkeypatch.setattr(campaign, "measure", measure)
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name in ("osu_bw", "IMB-MPI1"):
+        (tools / name).write_text("")
+    out = tmp_path / "camp.toml"
+    base = ["calibrate", "--live", "--campaign", "--emulate-cluster", "2", "--link-rate",
+            "200mbit", "--tools", str(tools), "--closed-form"]
+    assert cli.main([*base, "--out", str(out)]) == 0
+    report = capsys.readouterr().out
+    # The probes on the user's links, then the machine on its own uncapped pair.
+    assert [c[:2] for c in calls] == [("200mbit", 2), ("none", 2)]
+    assert "\nbackbone_gbps = 26.6899\n" in out.read_text()
+    assert "machine's capacity: network.backbone_gbps = 26.6899" in report
+    # Not among the runs a refit from the campaign's folder reads.
+    live = tmp_path / "camp-live"
+    assert not any("uncapped" in str(p) for p in live.glob("*/result.json"))
+    assert len(list(live.glob("machine/*/result.json"))) == campaign.TRIALS
+    # With the capacity given, or on hosts of a hostfile (not emulated here), no machine run.
+    calls.clear()
+    assert cli.main([*base, "--machine-gbps", "30", "--out", str(tmp_path / "c.toml")]) == 0
+    capsys.readouterr()
+    assert [c[0] for c in calls] == ["200mbit"]
+    assert "\nbackbone_gbps = 30.0\n" in (tmp_path / "c.toml").read_text()
+    from hopsim.calibration.cli import _machine_plan
+    from types import SimpleNamespace
+    assert _machine_plan(SimpleNamespace(emulate_cluster=None, machine=None)) == []
