@@ -61,7 +61,7 @@ def _suggest(key: str, known) -> str:
 
 # Provenance of the platform as a whole, not of one key: what calibrate held out of its
 # fit and how well the fit predicted it (docs/calibration.md, cross-validation).
-PROVENANCE_ONLY = ("validation.holdout", "validation.leave_one_out")
+PROVENANCE_ONLY = ("validation.holdout", "validation.leave_one_out", "validation.campaign_check")
 
 
 def _provenance(table, source: str) -> dict[str, str]:

@@ -417,6 +417,9 @@ def test_the_campaign_predicts_its_check_and_fits_without_it(tmp_path, monkeypat
     assert CHECK_TITLE in report
     toml = out.read_text()
     assert "validation.campaign_check" in toml and "exchange-2x2-cyclic" in toml
+    # The written platform loads (simulate, validate), its check's record with it.
+    from hopsim.platforms import load
+    assert "exchange-2x2-cyclic" in load(str(out)).provenance["validation.campaign_check"]
     # A third of the rate at the large sizes: the note says runs placed like it are off.
     assert "note: the campaign's check misses by" in report
     # The same runs without the check fit the same platform, value for value (the
