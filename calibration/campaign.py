@@ -172,8 +172,8 @@ def checks(hosts: int) -> list[Probe]:
 
 def machine_probes(trials: int = TRIALS) -> list[Probe]:
     """The emulating machine's capacity (calibration/machine_capacity.py): a 2-host
-    exchange on uncapped links, `trials` times; measured on its own cluster after the
-    probes when the campaign emulates every node on this machine (--emulate-cluster)."""
+    exchange on uncapped links, `trials` times; measured after the probes when the
+    campaign emulates every node on this machine with uncapped links (cli._machine_plan)."""
     return [Probe(f"exchange-2x1-uncapped-t{t}", "exchange", 2, 1, "hopbench",
                   {"sizes": [MACHINE_BYTES], "repetitions": MACHINE_REPETITIONS},
                   shows="the machine's capacity: what 2 uncapped hosts move between them, "

@@ -393,8 +393,6 @@ def test_the_campaign_predicts_its_check_and_fits_without_it(tmp_path, monkeypat
                                bandwidth_gbps=PACED.bandwidth_gbps / 3)
 
     def measure(plan, out_dir, **kw):
-        if all(p.machine for p in plan):
-            return _committed_machine_runs(plan, out_dir)
         fitted = [p for p in plan if not p.held_out]
         held = [p for p in plan if p.held_out]
         return campaign.simulate(fitted, PACED, out_dir) + campaign.simulate(held, slow, out_dir)
@@ -422,12 +420,9 @@ def test_the_campaign_predicts_its_check_and_fits_without_it(tmp_path, monkeypat
     assert "exchange-2x2-cyclic" in load(str(out)).provenance["validation.campaign_check"]
     # A third of the rate at the large sizes: the note says runs placed like it are off.
     assert "note: the campaign's check misses by" in report
-    # The same runs without the check fit the same platform, value for value (the
-    # machine's runs, one folder down too, given as the campaign used them).
-    machine = ",".join(sorted(str(p) for p in live.glob("machine/*/result.json")))
+    # The same runs without the check fit the same platform, value for value.
     again = tmp_path / "again.toml"
-    assert cli.main(["calibrate", *fitted, "--closed-form", "--nodes", "2", "--machine-gbps",
-                     machine, "--out", str(again)]) == 0
+    assert cli.main(["calibrate", *fitted, "--closed-form", "--nodes", "2", "--out", str(again)]) == 0
     capsys.readouterr()
     values = lambda text: [l for l in text.splitlines()
                            if l and not l.startswith(("#", "name =")) and "=" in l
@@ -464,10 +459,10 @@ def test_an_emulated_campaign_measures_the_machine(tmp_path, monkeypatch, capsys
     calls = []
 
     def measure(plan, out_dir, **kw):
-        calls.append((kw.get("link_rate"), kw.get("emulate_cluster"), [p.name for p in plan]))
-        if all(p.machine for p in plan):
-            return _committed_machine_runs(plan, out_dir)
-        return campaign.simulate(plan, PACED, out_dir)
+        calls.append((kw.get("link_rate"), sum(p.machine for p in plan)))
+        machine = [p for p in plan if p.machine]
+        return (campaign.simulate([p for p in plan if not p.machine], PACED, out_dir)
+                + (_committed_machine_runs(machine, out_dir) if machine else []))
 
     monkeypatch.setattr(campaign, "measure", measure)
     tools = tmp_path / "bin"
@@ -475,24 +470,34 @@ def test_an_emulated_campaign_measures_the_machine(tmp_path, monkeypatch, capsys
     for name in ("osu_bw", "IMB-MPI1"):
         (tools / name).write_text("")
     out = tmp_path / "camp.toml"
-    base = ["calibrate", "--live", "--campaign", "--emulate-cluster", "2", "--link-rate",
-            "200mbit", "--tools", str(tools), "--closed-form"]
-    assert cli.main([*base, "--out", str(out)]) == 0
+    base = ["calibrate", "--live", "--campaign", "--emulate-cluster", "2", "--tools",
+            str(tools), "--closed-form"]
+    assert cli.main([*base, "--link-rate", "none", "--out", str(out)]) == 0
     report = capsys.readouterr().out
-    # The probes on the user's links, then the machine on its own uncapped pair.
-    assert [c[:2] for c in calls] == [("200mbit", 2), ("none", 2)]
+    # Uncapped: the machine's runs after the probes, on the same cluster.
+    assert calls == [("none", campaign.TRIALS)]
     assert "\nbackbone_gbps = 26.6899\n" in out.read_text()
     assert "machine's capacity: network.backbone_gbps = 26.6899" in report
-    # Not among the runs a refit from the campaign's folder reads.
+    # Not among the runs a refit from the campaign's folder reads; given to
+    # --machine-gbps, they make the same platform again.
     live = tmp_path / "camp-live"
     assert not any("uncapped" in str(p) for p in live.glob("*/result.json"))
-    assert len(list(live.glob("machine/*/result.json"))) == campaign.TRIALS
-    # With the capacity given, or on hosts of a hostfile (not emulated here), no machine run.
+    machine = sorted(str(p) for p in live.glob("machine/*/result.json"))
+    assert len(machine) == campaign.TRIALS
+    again = tmp_path / "again.toml"
+    assert cli.main(["calibrate", *sorted(str(p) for p in live.glob("*/result.json")),
+                     "--closed-form", "--nodes", "2", "--machine-gbps", ",".join(machine),
+                     "--out", str(again)]) == 0
+    assert "\nbackbone_gbps = 26.6899\n" in again.read_text()
+    # Under a tbf, or with the capacity given, no machine run (a given one is applied).
     calls.clear()
-    assert cli.main([*base, "--machine-gbps", "30", "--out", str(tmp_path / "c.toml")]) == 0
+    assert cli.main([*base, "--link-rate", "200mbit", "--out", str(tmp_path / "b.toml")]) == 0
+    assert "\nbackbone_gbps = 0.0\n" in (tmp_path / "b.toml").read_text()
+    assert cli.main([*base, "--link-rate", "none", "--machine-gbps", "30",
+                     "--out", str(tmp_path / "c.toml")]) == 0
     capsys.readouterr()
-    assert [c[0] for c in calls] == ["200mbit"]
+    assert calls == [("200mbit", 0), ("none", 0)]
     assert "\nbackbone_gbps = 30.0\n" in (tmp_path / "c.toml").read_text()
     from hopsim.calibration.cli import _machine_plan
     from types import SimpleNamespace
-    assert _machine_plan(SimpleNamespace(emulate_cluster=None, machine=None)) == []
+    assert _machine_plan(SimpleNamespace(emulate_cluster=None, link_rate=None, machine=None)) == []
