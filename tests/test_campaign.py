@@ -370,6 +370,17 @@ def test_the_check_is_a_cyclic_exchange_held_out_one_folder_down():
         campaign.checks(5)
 
 
+def _fake_campaign(monkeypatch, measure, tmp_path):
+    """campaign.measure replaced by `measure`, and a tools folder whose osu_bw and
+    IMB-MPI1 exist (never run): the folder."""
+    monkeypatch.setattr(campaign, "measure", measure)
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name in ("osu_bw", "IMB-MPI1"):
+        (tools / name).write_text("")
+    return tools
+
+
 def _committed_machine_runs(plan, out_dir):
     """The machine's probes as this machine ran them: the committed uncapped 2-host
     exchanges (28.57, 24.50 and 26.69 Gbit/s at 1 MiB) stand for a live measurement."""
@@ -397,11 +408,7 @@ def test_the_campaign_predicts_its_check_and_fits_without_it(tmp_path, monkeypat
         held = [p for p in plan if p.held_out]
         return campaign.simulate(fitted, PACED, out_dir) + campaign.simulate(held, slow, out_dir)
 
-    monkeypatch.setattr(campaign, "measure", measure)
-    tools = tmp_path / "bin"
-    tools.mkdir()
-    for name in ("osu_bw", "IMB-MPI1"):
-        (tools / name).write_text("")
+    tools = _fake_campaign(monkeypatch, measure, tmp_path)
     out = tmp_path / "camp.toml"
     args = ["calibrate", "--live", "--campaign", "--emulate-cluster", "2", "--link-rate",
             "200mbit", "--tools", str(tools), "--closed-form", "--out", str(out)]
@@ -464,11 +471,7 @@ def test_an_emulated_campaign_measures_the_machine(tmp_path, monkeypatch, capsys
         return (campaign.simulate([p for p in plan if not p.machine], PACED, out_dir)
                 + (_committed_machine_runs(machine, out_dir) if machine else []))
 
-    monkeypatch.setattr(campaign, "measure", measure)
-    tools = tmp_path / "bin"
-    tools.mkdir()
-    for name in ("osu_bw", "IMB-MPI1"):
-        (tools / name).write_text("")
+    tools = _fake_campaign(monkeypatch, measure, tmp_path)
     out = tmp_path / "camp.toml"
     base = ["calibrate", "--live", "--campaign", "--emulate-cluster", "2", "--tools",
             str(tools), "--closed-form"]
