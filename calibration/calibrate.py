@@ -170,9 +170,9 @@ def _with_machine(p: Platform, machine, files, ranks_per_node, placement):
                      for x in (p, q))
     pairs = [(a, b) for x, y in zip(before.predictions, after.predictions)
              for a, b in zip(x.cases, y.cases)]
-    moved = sum(1 for a, b in pairs if abs(b.simulated_us / a.simulated_us - 1) * 100 > MACHINE_MOVES_PCT)
     if not pairs:
         return q, [line]
+    moved = sum(1 for a, b in pairs if abs(b.simulated_us / a.simulated_us - 1) * 100 > MACHINE_MOVES_PCT)
     why = ("" if moved else ": these runs never reach it; only runs on more nodes, or "
            "faster links, can")
     return q, [line, f"  on the fitted files, median over files {before.median_over_files():.1f}% "

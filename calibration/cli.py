@@ -238,6 +238,8 @@ def run_calibrate(args) -> int:
         raise InputError("--holdout or --leave-one-out, not both")
     if args.leave_one_out and len(files) < 2:
         raise InputError("--leave-one-out needs two FILES at least")
+    from .machine_capacity import parse as parse_machine
+
     # Read now, not after minutes of fitting: a bad file is a one-line error first.
     args.machine = parse_machine(args.machine_gbps) if args.machine_gbps is not None else None
     made: list[Path] = []   # the campaign's measurements, removed if the command fails
@@ -341,23 +343,25 @@ def _cross_validate(args, files, kw):
     from .holdout import HoldoutTable, predict
 
     table = HoldoutTable(title="leave one file out (each file predicted by the fit on the others)")
+    # A fold's platform takes the machine's capacity as the full fit does, without the
+    # full fit's report of what it changes (a simulation of every file twice per fold).
+    machine = kw.get("machine")
+    fold_kw = {**kw, "machine": None}
     for f in files:
         rest = [g for g in files if g != f]
         kw["progress"](f"leave-one-out: fitting without {f}")
         try:
-            fitted = calibrate_files(rest, name="loo", **kw).fit.platform
+            fitted = calibrate_files(rest, name="loo", **fold_kw).fit.platform
         except InputError as e:
             table.unfitted.append((f, str(e)))
             continue
+        if machine is not None:
+            from .machine_capacity import apply
+
+            fitted = apply(fitted, machine)[0]
         table.predictions += predict(fitted, [f], args.ranks_per_node,
                                      placement=args.placement).predictions
     return table
-
-
-def parse_machine(text: str):
-    from .machine_capacity import parse
-
-    return parse(text)
 
 
 def _fit(files, **kw):
@@ -460,7 +464,9 @@ def measure_campaign(args, out: Path, made: list) -> tuple[list[str], int, list[
     files = lambda held: [str(raw / p.folder / "result.json") for p in plan
                           if p.held_out == held and not p.machine]
     if machine:
-        args.machine = parse_machine(",".join(str(raw / p.folder / "result.json") for p in machine))
+        from .machine_capacity import parse
+
+        args.machine = parse(",".join(str(raw / p.folder / "result.json") for p in machine))
     return files(False), hosts, files(True)
 
 

@@ -130,3 +130,20 @@ def test_a_bad_value_stops_calibrate_before_anything_is_written(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "--machine-gbps" in proc.stderr
     assert "Traceback" not in proc.stderr and not out.exists()
+
+
+def test_leave_one_out_predicts_each_file_with_the_machine_in_place():
+    from types import SimpleNamespace
+
+    from hopsim.calibration.cli import _cross_validate
+
+    files = [str(IMB / "IMB-MPI1-p2p-np4-tcp.txt"), str(IMB / "IMB-MPI1-exchange-np2-tcp.txt")]
+    args = SimpleNamespace(leave_one_out=True, ranks_per_node=None, placement=None)
+    medians = {}
+    for x in (None, mc.MachineCapacity(0.3, "given by --machine-gbps")):
+        kw = dict(nodes=4, joint=False, machine=x, progress=lambda m: None)
+        table = _cross_validate(args, files, kw)
+        medians[x] = [p.median_abs_error_pct for p in table.predictions]
+    # A machine far slower than these links moves each held-out file's prediction.
+    (none, slow), = [tuple(medians.values())]
+    assert len(none) == len(slow) == 2 and all(a != b for a, b in zip(none, slow))
