@@ -9,6 +9,11 @@ The fits: the rig's main fit (R/baseline-fit.toml) and, where it exists, its fit
 machine's turn (machine-turn/R/calibrated-from-fit.toml, `--machine-cores 2`). Writes
 machine-capacity/R/{fit,turn-fit}.toml and machine-capacity/results.json; prints one
 line per rig, then the README's table.
+
+    python docs/validation/rigs-idle/machine-capacity/evaluate.py --rigs S --gbps 1.437
+
+--gbps X: X Gbit/s instead of the measured capacity (what `calibrate --machine-gbps X`
+adds); writes machine-capacity/R/fit-X.toml and results-X.json instead.
 """
 import argparse
 import json
@@ -34,8 +39,10 @@ def summary(files: dict) -> tuple[float, float]:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rigs", required=True)
+    ap.add_argument("--gbps", help="a capacity in Gbit/s instead of the measured one")
     args = ap.parse_args()
-    machine = parse(",".join(str(p.relative_to(HERE.parents[3])) for p in RUNS))
+    machine = parse(args.gbps or ",".join(str(p.relative_to(HERE.parents[3])) for p in RUNS))
+    tag = f"-{args.gbps}" if args.gbps else ""
     results = {}
     for rig in args.rigs.split(","):
         here = HERE / rig
@@ -47,7 +54,7 @@ def main() -> int:
             if not src.is_file():
                 continue
             with_it, line = apply(load(str(src)), machine)
-            out = here / ("fit.toml" if key == "main" else "turn-fit.toml")
+            out = here / (("fit" if key == "main" else "turn-fit") + tag + ".toml")
             out.write_text(platform_toml(with_it, [
                 f"{src.relative_to(HERE.parents[3])} with this machine's capacity as its "
                 f"backbone (machine-capacity/evaluate.py):", line]))
@@ -59,7 +66,7 @@ def main() -> int:
         print(rig, "  ".join(f"{k}: {v['median_before']} ({v['worst_before']}) -> "
                              f"{v['median_after']} ({v['worst_after']})" for k, v in row.items()),
               flush=True)
-    path = HERE / "results.json"
+    path = HERE / f"results{tag}.json"
     old = json.loads(path.read_text()) if path.is_file() else {}
     results = {**old, **results, "machine_gbps": machine.gbps}
     path.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")

@@ -1,0 +1,1 @@
+/usr/bin/mpirun -np 2 --oversubscribe --mca mpi_yield_when_idle 1 --mca plm_rsh_agent /tmp/camp2828f2-92_50j6l/rsh-agent --mca routed direct --mca btl tcp,vader,self --mca btl_tcp_if_include 10.212.69.0/24 --mca oob_tcp_if_include 10.212.69.0/24 --bind-to none --hostfile /tmp/camp2828f2-92_50j6l/hostfile --map-by ppr:1:node /tmp/scratch-rigs/bin/osu_bw -m 1024:131072 -W 64 -i 10
