@@ -1,9 +1,12 @@
 """Experiment: the shared capacity's alternatives get one more start, from the one-way
 rate (the closed-form start's bucket rate) with the capacity at the both-ways cases'
-throughput there (structure._capacity_start on that platform)."""
+throughput there (structure._capacity_start on that platform). Run from the repository
+root (S's command names its files from there)."""
 import json, shlex, sys
+from pathlib import Path
 from hopsim.calibration import structure as st
 from hopsim.calibration.joint import fit_joint, FIT_CAP
+HERE = Path(__file__).resolve().parent
 START = {}
 orig_decide, orig_shared = st.decide, st._shared
 def decide(start, *a, **k):
@@ -33,8 +36,9 @@ st._shared = shared
 st.MECHANISMS = tuple((n, shared if f is orig_shared else f) for n, f in st.MECHANISMS)
 # calibrate imports structure.decide when it runs: this one.
 st.decide = decide
-cmd = [c for c in json.load(open("/work/main/docs/validation/rigs-idle/S/baseline.json"))["commands"] if c.startswith("hopsim calibrate docs/validation/rigs-idle/S/")][0]
+commands = json.loads((HERE.parent / "S" / "baseline.json").read_text())["commands"]
+cmd = next(c for c in commands if c.startswith("hopsim calibrate docs/validation/rigs-idle/S/"))
 args = shlex.split(cmd)[2:]
-args[args.index("--out") + 1] = str(__import__("pathlib").Path(__file__).resolve().parent / "fit.toml")
+args[args.index("--out") + 1] = str(HERE / "fit.toml")
 from hopsim.cli import main
 sys.exit(main(["calibrate", *args]))
