@@ -37,6 +37,7 @@ FILE_KEYS = {
     "backbone_gbps": "network.backbone_gbps",
     "limiter_gbps": "network.limiter_gbps",
     "limiter_scope": "network.limiter_scope",
+    "backbone_scope": "network.backbone_scope",
     "topology": "network.topology",
     "topology_parameters": "network.topology_parameters",
     "transport": "network.transport",
@@ -113,6 +114,10 @@ class Platform:
     # the eager threshold ("rendezvous": large two-way transfers lose rate behind a token
     # bucket, small eager ones do not; docs/model.md).
     limiter_scope: str = "all"
+    # Which bytes the backbone serves, likewise; None: all ("rendezvous": on an emulated
+    # cluster, the machine's cores cutting large transfers into packets behind a token
+    # bucket; docs/model.md).
+    backbone_scope: str | None = None
     topology: str = "star"
     topology_parameters: str = ""
     transport: str = "flow"
@@ -256,6 +261,16 @@ class Platform:
         if self.limiter_scope == "rendezvous" and self.eager_threshold_bytes is None:
             self._fail("limiter_scope", "\"rendezvous\" needs host.eager_threshold_bytes "
                                         "(no rendezvous without it)")
+        if self.backbone_scope is not None:
+            _check_str(self, "backbone_scope")
+            if self.backbone_scope not in LIMITER_SCOPES:
+                self._fail("backbone_scope", f"must be one of {', '.join(LIMITER_SCOPES)}, "
+                                             f"got {self.backbone_scope!r}")
+            if self.backbone_scope == "rendezvous" and self.eager_threshold_bytes is None:
+                self._fail("backbone_scope", "\"rendezvous\" needs host.eager_threshold_bytes "
+                                             "(no rendezvous without it)")
+            if self.backbone_scope == "rendezvous" and self.backbone_gbps == 0:
+                self._fail("backbone_scope", "\"rendezvous\" needs network.backbone_gbps")
         if self.probe not in PROBES:
             self._fail("probe", f"must be one of {', '.join(PROBES)}, got {self.probe!r}")
         self._check_noise()
@@ -333,6 +348,8 @@ class Platform:
         if self.machine_cores is not None:
             spec["machine_cores"] = self.machine_cores
             spec["turn_us"] = self.turn_us or 0.0
+        if self.backbone_scope is not None:
+            spec["backbone_scope"] = self.backbone_scope
         if reception is not None:
             spec["reception"] = self.replace(reception=reception).reception
         return spec

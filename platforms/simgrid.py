@@ -53,9 +53,10 @@ _MAPPED = {"name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_g
 # hopsim's default, differs from it by the transfer time only (docs/live.md measures it).
 # transport: "flow" is SimGrid's own network model, as SMPI runs it; "queue" has no SMPI
 # equivalent. limiter_scope: SimGrid's limiter_link binds every byte ("all"); one that binds
-# rendezvous messages only has no SMPI equivalent.
+# rendezvous messages only has no SMPI equivalent, nor has such a backbone (backbone_scope).
 _OFF = {"eager_threshold_bytes": (-1,), "noise_distribution": ("lognormal",),
-        "probe": ("arrival", "post"), "transport": ("flow",), "limiter_scope": ("all",)}
+        "probe": ("arrival", "post"), "transport": ("flow",), "limiter_scope": ("all",),
+        "backbone_scope": ("all",)}
 
 
 def _neutral(value, key: str = "") -> bool:

@@ -43,7 +43,7 @@ void reject_unknown(const py::dict& d, std::initializer_list<const char*> known,
 PlatformSpec platform_from(const py::dict& d)
 {
   reject_unknown(d,
-                 {"name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps", "limiter_gbps", "limiter_scope", "topology",
+                 {"name", "nodes", "cores", "latency_us", "bandwidth_gbps", "backbone_gbps", "limiter_gbps", "limiter_scope", "backbone_scope", "topology",
                   "topology_parameters", "intra_latency_us", "intra_bandwidth_gbps", "send_overhead_us",
                   "recv_overhead_us", "per_byte_overhead_ns", "gap_us", "pass_us", "reception", "bucket_gbps",
                   "bucket_burst_bytes", "bucket_message_bytes", "nic_message_us", "pacing_gbps", "pacing_above_bytes", "oversubscribe", "eager_threshold_bytes", "rendezvous_first_bytes", "probe", "transport",
@@ -66,6 +66,14 @@ PlatformSpec platform_from(const py::dict& d)
     p.limiter_scope = hopsim::LimiterScope::Rendezvous;
   else
     throw std::invalid_argument("limiter_scope must be all or rendezvous, not '" + limiter_scope + "'");
+  std::string backbone_scope = "all";
+  take(d, "backbone_scope", backbone_scope);
+  if (backbone_scope == "all")
+    p.backbone_scope = hopsim::LimiterScope::All;
+  else if (backbone_scope == "rendezvous")
+    p.backbone_scope = hopsim::LimiterScope::Rendezvous;
+  else
+    throw std::invalid_argument("backbone_scope must be all or rendezvous, not '" + backbone_scope + "'");
   take(d, "topology", p.topology);
   take(d, "topology_parameters", p.topology_parameters);
   take(d, "intra_latency_us", p.intra_latency_us);

@@ -219,8 +219,8 @@ std::string run_simulation(const PlatformSpec& platform, const WorkloadSpec& wor
     char name[] = "hopsim";
     char* argv[] = {name, nullptr};
     sg4::Engine e(&argc, argv);
-    // A port actor per node (two with a rendezvous-only limiter) and the driver.
-    bool second_port = platform.limiter_gbps > 0 && platform.limiter_scope == LimiterScope::Rendezvous;
+    // A port actor per node (two with a rendezvous-only limiter or backbone) and the driver.
+    bool second_port = has_bulk_hosts(platform);
     configure_network_model(nodes_used * (second_port ? 2 : 1) + 1);
     std::vector<sg4::Host*> all_nodes = build_platform(platform);
     std::vector<sg4::Host*> used(all_nodes.begin(), all_nodes.begin() + nodes_used);

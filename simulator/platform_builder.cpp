@@ -68,20 +68,22 @@ std::vector<sg4::Host*> build_star(const PlatformSpec& spec)
       bulk_up.emplace_back(limiter);
       bulk_down.emplace_back(limiter);
       if (spec.limiter_scope == LimiterScope::All) {
-        up = bulk_up;
-        down = bulk_down;
-      } else {
-        // A route is per host pair: the transfers that cross the limiter leave from and
-        // arrive at the node's second host (bulk_host_name), whose routes hold it.
-        auto* bulk = zone->create_host(bulk_host_name(node_name(i)), kHostSpeed)->seal();
-        if (backbone)
-          bulk_up.emplace_back(backbone);
-        zone->add_route(bulk->get_netpoint(), nullptr, nullptr, nullptr, bulk_up, false);
-        zone->add_route(nullptr, bulk->get_netpoint(), nullptr, nullptr, bulk_down, false);
+        up.emplace_back(limiter);
+        down.emplace_back(limiter);
       }
     }
-    if (backbone)
-      up.emplace_back(backbone);
+    if (backbone) {
+      bulk_up.emplace_back(backbone);
+      if (spec.backbone_scope == LimiterScope::All)
+        up.emplace_back(backbone);
+    }
+    if (has_bulk_hosts(spec)) {
+      // A route is per host pair: the transfers that cross what serves rendezvous
+      // messages only leave from and arrive at the node's second host, whose routes hold it.
+      auto* bulk = zone->create_host(bulk_host_name(node_name(i)), kHostSpeed)->seal();
+      zone->add_route(bulk->get_netpoint(), nullptr, nullptr, nullptr, bulk_up, false);
+      zone->add_route(nullptr, bulk->get_netpoint(), nullptr, nullptr, bulk_down, false);
+    }
     zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, up, false);
     zone->add_route(nullptr, host->get_netpoint(), nullptr, nullptr, down, false);
     zone->add_route(host->get_netpoint(), host->get_netpoint(), nullptr, nullptr, {sg4::LinkInRoute(loop)}, false);

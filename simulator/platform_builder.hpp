@@ -17,9 +17,10 @@ void configure_network_model(int actors);
 // One host per node, in node order.
 std::vector<simgrid::s4u::Host*> build_platform(const PlatformSpec& spec);
 
-// With limiter_scope rendezvous, each star node has a second host of this name: a
-// transfer between two of them crosses both nodes' limiters, one between the nodes'
-// own hosts does not (SimGrid routes per host pair).
+// With limiter_scope or backbone_scope rendezvous, each star node has a second host of
+// this name: a transfer between two of them crosses both nodes' limiters and the
+// backbone, one between the nodes' own hosts only what serves every byte (SimGrid
+// routes per host pair).
 std::string bulk_host_name(const std::string& node);
 
 }  // namespace hopsim

@@ -431,10 +431,20 @@ int64_t Sim::wire_bytes(const Message& m) const
 
 bool Sim::through_limiter(const Message& m) const
 {
-  if (platform_.limiter_scope == LimiterScope::All)
-    return true;
-  return is_rendezvous(m) && m.phase != kClearToSend;
+  return platform_.limiter_scope == LimiterScope::All || rendezvous_bytes(m);
 }
+
+bool Sim::through_backbone(const Message& m) const
+{
+  return platform_.backbone_scope == LimiterScope::All || rendezvous_bytes(m);
+}
+
+bool Sim::through_bulk_host(const Message& m) const
+{
+  return has_bulk_hosts(platform_) && rendezvous_bytes(m);
+}
+
+bool Sim::rendezvous_bytes(const Message& m) const { return is_rendezvous(m) && m.phase != kClearToSend; }
 
 double Sim::stage(uint32_t id, int phase, int src, int dst, int64_t /*bytes*/, double t)
 {
@@ -468,7 +478,8 @@ double Sim::stage(uint32_t id, int phase, int src, int dst, int64_t /*bytes*/, d
 double Sim::through_bucket_and_limiter(Message& m, double release)
 {
   bool limited = platform_.limiter_gbps > 0 && through_limiter(m);
-  if (m.rate > 0 || not(limited || platform_.backbone_gbps > 0))
+  bool shared = platform_.backbone_gbps > 0 && through_backbone(m);
+  if (m.rate > 0 || not(limited || shared))
     return release;
   auto s = static_cast<double>(wire_bytes(m));
   double at_line = s / (platform_.bandwidth_gbps * 1e9 / 8.0);

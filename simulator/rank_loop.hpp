@@ -140,8 +140,14 @@ public:
   // The bytes the transfer in flight carries: the message, a rendezvous's first fragment
   // (with its request) or the rest (after the answer), none for the answer itself.
   int64_t wire_bytes(const Message& m) const;
-  // Whether the transfer in flight crosses its nodes' limiters (PlatformSpec::limiter_scope).
+  // Whether the transfer in flight crosses its nodes' limiters (PlatformSpec::limiter_scope),
+  // the backbone (backbone_scope), and so leaves from the nodes' second hosts, whose
+  // routes hold what serves rendezvous messages only (platform_builder.hpp).
   bool through_limiter(const Message& m) const;
+  bool through_backbone(const Message& m) const;
+  bool through_bulk_host(const Message& m) const;
+  // A rendezvous's request (with its first bytes) or its data: not its clear-to-send.
+  bool rendezvous_bytes(const Message& m) const;
   void release(uint32_t id) { pool_.release(id); }
   // Ends the simulation: no rank runs again.
   void finish();

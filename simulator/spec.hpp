@@ -38,6 +38,10 @@ struct PlatformSpec {
   // limiter_link: a host whose in+out is below twice its NIC's rate); 0: none. Star only.
   double limiter_gbps = 0;
   LimiterScope limiter_scope = LimiterScope::All;
+  // Which bytes the backbone serves, likewise: all node-to-node bytes, or a rendezvous's
+  // only (a machine that emulates the nodes cuts large transfers into small packets
+  // behind a token bucket, and its cores share their cost; docs/model.md).
+  LimiterScope backbone_scope = LimiterScope::All;
   std::string topology = "star";  // star, fat-tree, torus, dragonfly
   TransportKind transport = TransportKind::Flow;
   std::string topology_parameters;  // SimGrid's zone parameter string for the last three
@@ -117,5 +121,13 @@ struct WorkloadSpec {
   // Not the pattern's: record every transfer of the run (hopsim simulate --trace).
   bool trace = false;
 };
+
+// Whether a star node needs a second host (platform_builder.hpp, bulk_host_name): a
+// limiter or a backbone that serves rendezvous messages only.
+inline bool has_bulk_hosts(const PlatformSpec& spec)
+{
+  return (spec.limiter_gbps > 0 && spec.limiter_scope == LimiterScope::Rendezvous) ||
+         (spec.backbone_gbps > 0 && spec.backbone_scope == LimiterScope::Rendezvous);
+}
 
 }  // namespace hopsim

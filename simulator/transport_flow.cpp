@@ -4,8 +4,8 @@
 // transfers between per-node port actors: SimGrid 3.32 keeps host-to-host transfers
 // (which it marks detached) in one global list and removes each finished one by linear
 // search, O(transfers in flight) per message; a port's own list stays short.
-// With limiter_scope rendezvous each node has a second port, on its second host, for the
-// transfers that cross the limiters (platform_builder.hpp: bulk_host_name).
+// With limiter_scope or backbone_scope rendezvous each node has a second port, on its
+// second host, for the rendezvous transfers (platform_builder.hpp: bulk_host_name).
 #include "platform_builder.hpp"
 #include "rank_loop.hpp"
 #include "transport.hpp"
@@ -78,7 +78,7 @@ public:
     // The source node's port posts it (a mailbox transfer starts from its sender's host).
     int a = sim.node_of(src), b = sim.node_of(dst);
     const Message& m = sim.message(id);
-    if (bulk_ && a != b && sim.through_limiter(m)) {
+    if (bulk_ && a != b && sim.through_bulk_host(m)) {
       a += static_cast<int>(nodes_);
       b += static_cast<int>(nodes_);
     }

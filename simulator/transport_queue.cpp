@@ -15,7 +15,9 @@
 // on the sender's NIC, when it starts on the receiver's), at its rate, and a transfer's
 // last byte passes no sooner than the limiter has served it. Each crossing is an event
 // at that date, so the order is the order of arrival. With limiter_scope rendezvous only
-// a rendezvous's transfers cross it (Sim::through_limiter).
+// a rendezvous's transfers cross it (Sim::through_limiter); with backbone_scope
+// rendezvous, only theirs cross the backbone (Sim::through_backbone), the others go
+// from NIC to NIC with all of the latency before the receiver's.
 #include "rank_loop.hpp"
 #include "transport.hpp"
 
@@ -69,8 +71,8 @@ public:
       sim.schedule(start, Event::Transport, id);
       return;
     }
-    m.link = backbone_ > 0 ? kBackbone : kDown;
-    sim.schedule(start + first_latency(), Event::Transport, id);
+    m.link = via_backbone(sim, m) ? kBackbone : kDown;
+    sim.schedule(start + first_latency(sim, m), Event::Transport, id);
   }
 
   void step(Sim& sim, uint32_t id) override
@@ -85,8 +87,8 @@ public:
     bool paced = m.rate > 0;
     if (m.link == kLimitUp) {
       m.wire_end = std::max(m.wire_end, limit(m.wire_src, now, s));
-      m.link = backbone_ > 0 ? kBackbone : kDown;
-      sim.schedule(now + first_latency(), Event::Transport, id);
+      m.link = via_backbone(sim, m) ? kBackbone : kDown;
+      sim.schedule(now + first_latency(sim, m), Event::Transport, id);
       return;
     }
     if (m.link == kLimitDown) {
@@ -102,7 +104,7 @@ public:
       sim.schedule(start + latency_ / 2, Event::Transport, id);
       return;
     }
-    double after = backbone_ > 0 ? latency_ / 2 : latency_;
+    double after = first_latency(sim, m);
     double start;
     double last = cross(down_[m.wire_dst], now, s, nic_, m.wire_end + after, paced, &start);
     if (limited(sim, m)) {
@@ -147,7 +149,14 @@ private:
 
   bool limited(const Sim& sim, const Message& m) const { return limiter_ > 0 && sim.through_limiter(m); }
 
-  double first_latency() const { return backbone_ > 0 ? latency_ / 2 : latency_; }
+  bool via_backbone(const Sim& sim, const Message& m) const { return backbone_ > 0 && sim.through_backbone(m); }
+
+  // Half the latency before the backbone and half after it; all of it before the
+  // receiver's NIC for a transfer that does not cross one.
+  double first_latency(const Sim& sim, const Message& m) const
+  {
+    return via_backbone(sim, m) ? latency_ / 2 : latency_;
+  }
 
   double nic_, intra_, backbone_, limiter_;  // bytes per second
   double latency_, intra_latency_;  // seconds

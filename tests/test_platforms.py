@@ -8,6 +8,7 @@ import pytest
 from hopsim import InputError, platforms
 from hopsim.platforms import Platform, parse_platform
 from hopsim.platforms.simgrid import check_expressible
+from hopsim.platforms.platform_file import platform_toml
 
 SPEC_HPP = Path(__file__).resolve().parents[1] / "simulator" / "spec.hpp"
 
@@ -66,7 +67,7 @@ def spec_fields(struct: str) -> list[str]:
 
 
 # Sent only when set, so that every platform without them keeps its values hash.
-ONLY_WHEN_SET = {"machine_cores", "turn_us"}
+ONLY_WHEN_SET = {"machine_cores", "turn_us", "backbone_scope"}
 
 
 def test_engine_dict_has_exactly_the_fields_of_PlatformSpec():
@@ -75,7 +76,9 @@ def test_engine_dict_has_exactly_the_fields_of_PlatformSpec():
     full = parse(with_lines(*host))
     spec = full.to_engine_dict()
     assert sorted(spec) == sorted(set(spec_fields("PlatformSpec")) - ONLY_WHEN_SET)
-    machine = parse(with_lines(*host, "turn_us = 2.5").replace("[nodes]", "[nodes]\nmachine_cores = 2"))
+    machine = parse(with_lines(*host, "turn_us = 2.5", "eager_threshold_bytes = 65480")
+                    .replace("[nodes]", "[nodes]\nmachine_cores = 2")
+                    .replace("[network]", '[network]\nbackbone_gbps = 2.0\nbackbone_scope = "rendezvous"'))
     assert sorted(machine.to_engine_dict()) == sorted(spec_fields("PlatformSpec"))
     assert (machine.to_engine_dict()["machine_cores"], machine.to_engine_dict()["turn_us"]) == (2, 2.5)
     assert spec["reception"] == "round-robin" and spec["pass_us"] == 0.25
@@ -213,6 +216,25 @@ def test_limiter_scope_all_or_rendezvous_which_needs_an_eager_threshold():
     with pytest.raises(InputError, match="limiter_scope = 'rendezvous' has no SMPI equivalent"):
         check_expressible(spec)
     check_expressible(dict(spec, limiter_scope="all"))
+
+
+def test_backbone_scope_needs_a_backbone_and_an_eager_threshold_and_is_written_only_when_set():
+    text = MINIMAL.replace("bandwidth_gbps = 1.0", "bandwidth_gbps = 1.0\nbackbone_gbps = 1.5\n"
+                                                   "backbone_scope = {}")
+    plain = parse(MINIMAL)
+    assert plain.backbone_scope is None and "backbone_scope" not in plain.to_engine_dict()
+    assert "backbone_scope" not in platform_toml(plain, [])
+    rejects(text.format('"eager"'), "network.backbone_scope: must be one of all, rendezvous, got 'eager'")
+    rejects(text.format('"rendezvous"'), "network.backbone_scope:", "needs host.eager_threshold_bytes")
+    rejects(text.format('"rendezvous"').replace("backbone_gbps = 1.5", "backbone_gbps = 0")
+            + "[host]\neager_threshold_bytes = 65480\n", "network.backbone_scope:", "needs network.backbone_gbps")
+    p = parse(text.format('"rendezvous"') + "[host]\neager_threshold_bytes = 65480\n")
+    assert p.to_engine_dict()["backbone_scope"] == "rendezvous"
+    assert 'backbone_scope = "rendezvous"' in platform_toml(p, [])
+    spec = dict(p.to_engine_dict(), eager_threshold_bytes=-1)
+    with pytest.raises(InputError, match="backbone_scope = 'rendezvous' has no SMPI equivalent"):
+        check_expressible(spec)
+    check_expressible(dict(spec, backbone_scope="all"))
 
 
 @pytest.mark.parametrize("old, new, fragment", [

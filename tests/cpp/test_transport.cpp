@@ -306,6 +306,51 @@ TEST(Limiter, ScopeRendezvousBindsOnlyMessagesAboveTheEagerThreshold)
   expect_agreement(p, pingpong({65536}, 3, 2));
 }
 
+TEST(Backbone, ScopeRendezvousCarriesOnlyMessagesAboveTheEagerThreshold)
+{
+  // backbone_scope rendezvous, a backbone of Rb = 62.5 bytes/us under R = 125, L = 10:
+  // an eager message goes NIC to NIC, L + s/R; a rendezvous crosses the backbone after
+  // its request and answer, 3L + s/Rb (the limiter's scope test, machine-wide).
+  PlatformSpec p = base();
+  p.backbone_gbps = 0.5;
+  p.eager_threshold_bytes = 8192;
+  p.backbone_scope = LimiterScope::Rendezvous;
+  for (TransportKind t : {TransportKind::Flow, TransportKind::Queue}) {
+    std::vector<double> lat = fields(run(p, pingpong({4096, 65536}, 3), t), "latency_us");
+    EXPECT_NEAR(lat[0], 10 + 4096 / 125.0, 1e-9);
+    EXPECT_NEAR(lat[1], 3 * 10 + 65536 / 62.5, 1e-6);
+  }
+  p.backbone_scope = LimiterScope::All;
+  for (TransportKind t : {TransportKind::Flow, TransportKind::Queue})
+    EXPECT_NEAR(fields(run(p, pingpong({4096}, 3), t), "latency_us")[0], 10 + 4096 / 62.5, 1e-9);
+  p.backbone_scope = LimiterScope::Rendezvous;
+  p.rendezvous_first_bytes = 4096;
+  expect_agreement(p, pingpong({4096, 65536}, 3));
+}
+
+TEST(Backbone, ScopeRendezvousSharesTheMachineAmongRendezvousTransfersOnly)
+{
+  // IMB Exchange on 4 single-rank nodes, flow. Above the eager threshold every transfer
+  // crosses the backbone whatever its scope (8 of them share it: slower than on 2 nodes,
+  // where 4 do); at or below it, the rendezvous scope leaves the exchange as without one.
+  PlatformSpec p = base();
+  p.latency_us = 20;
+  p.eager_threshold_bytes = 8192;
+  p.backbone_gbps = 1.5;
+  auto t_max = [&](LimiterScope scope, int ranks, int64_t s) {
+    p.backbone_scope = scope;
+    return fields(run(p, exchange(ranks, 1, s, 1), TransportKind::Flow), "t_max_us")[0];
+  };
+  EXPECT_NEAR(t_max(LimiterScope::Rendezvous, 4, 65536), t_max(LimiterScope::All, 4, 65536), 1e-6);
+  EXPECT_GT(t_max(LimiterScope::Rendezvous, 4, 65536), 1.5 * t_max(LimiterScope::Rendezvous, 2, 65536));
+  double shared_eager = t_max(LimiterScope::All, 4, 8192);
+  double scoped_eager = t_max(LimiterScope::Rendezvous, 4, 8192);
+  p.backbone_gbps = 0;
+  double none = t_max(LimiterScope::All, 4, 8192);
+  EXPECT_NEAR(scoped_eager, none, 1e-9);
+  EXPECT_GT(shared_eager, none + 1);
+}
+
 TEST(Limiter, ServesABucketsBytesAsTheyLeaveIt)
 {
   // R = 125, r = 25, b = 4000, D = 62.5 bytes/us, L = 10 (test_model.cpp's
