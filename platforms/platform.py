@@ -255,25 +255,22 @@ class Platform:
         if self.transport == "queue" and self.topology != "star":
             self._fail("transport", f"\"queue\" runs on the star topology only, "
                                     f"network.topology is {self.topology!r}")
-        if self.limiter_scope not in LIMITER_SCOPES:
-            self._fail("limiter_scope", f"must be one of {', '.join(LIMITER_SCOPES)}, "
-                                        f"got {self.limiter_scope!r}")
-        if self.limiter_scope == "rendezvous" and self.eager_threshold_bytes is None:
-            self._fail("limiter_scope", "\"rendezvous\" needs host.eager_threshold_bytes "
-                                        "(no rendezvous without it)")
+        self._check_scope("limiter_scope")
         if self.backbone_scope is not None:
             _check_str(self, "backbone_scope")
-            if self.backbone_scope not in LIMITER_SCOPES:
-                self._fail("backbone_scope", f"must be one of {', '.join(LIMITER_SCOPES)}, "
-                                             f"got {self.backbone_scope!r}")
-            if self.backbone_scope == "rendezvous" and self.eager_threshold_bytes is None:
-                self._fail("backbone_scope", "\"rendezvous\" needs host.eager_threshold_bytes "
-                                             "(no rendezvous without it)")
+            self._check_scope("backbone_scope")
             if self.backbone_scope == "rendezvous" and self.backbone_gbps == 0:
                 self._fail("backbone_scope", "\"rendezvous\" needs network.backbone_gbps")
         if self.probe not in PROBES:
             self._fail("probe", f"must be one of {', '.join(PROBES)}, got {self.probe!r}")
         self._check_noise()
+
+    def _check_scope(self, f: str):
+        scope = getattr(self, f)
+        if scope not in LIMITER_SCOPES:
+            self._fail(f, f"must be one of {', '.join(LIMITER_SCOPES)}, got {scope!r}")
+        if scope == "rendezvous" and self.eager_threshold_bytes is None:
+            self._fail(f, "\"rendezvous\" needs host.eager_threshold_bytes (no rendezvous without it)")
 
     def _check_noise(self):
         if self.noise_scope not in NOISE_SCOPES[1:]:

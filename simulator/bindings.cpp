@@ -40,6 +40,18 @@ void reject_unknown(const py::dict& d, std::initializer_list<const char*> known,
   }
 }
 
+// Which bytes a limiter or the backbone serves: "all" when absent.
+hopsim::LimiterScope scope_of(const py::dict& d, const char* key)
+{
+  std::string scope = "all";
+  take(d, key, scope);
+  if (scope == "all")
+    return hopsim::LimiterScope::All;
+  if (scope == "rendezvous")
+    return hopsim::LimiterScope::Rendezvous;
+  throw std::invalid_argument(std::string(key) + " must be all or rendezvous, not '" + scope + "'");
+}
+
 PlatformSpec platform_from(const py::dict& d)
 {
   reject_unknown(d,
@@ -58,22 +70,8 @@ PlatformSpec platform_from(const py::dict& d)
   take(d, "bandwidth_gbps", p.bandwidth_gbps);
   take(d, "backbone_gbps", p.backbone_gbps);
   take(d, "limiter_gbps", p.limiter_gbps);
-  std::string limiter_scope = "all";
-  take(d, "limiter_scope", limiter_scope);
-  if (limiter_scope == "all")
-    p.limiter_scope = hopsim::LimiterScope::All;
-  else if (limiter_scope == "rendezvous")
-    p.limiter_scope = hopsim::LimiterScope::Rendezvous;
-  else
-    throw std::invalid_argument("limiter_scope must be all or rendezvous, not '" + limiter_scope + "'");
-  std::string backbone_scope = "all";
-  take(d, "backbone_scope", backbone_scope);
-  if (backbone_scope == "all")
-    p.backbone_scope = hopsim::LimiterScope::All;
-  else if (backbone_scope == "rendezvous")
-    p.backbone_scope = hopsim::LimiterScope::Rendezvous;
-  else
-    throw std::invalid_argument("backbone_scope must be all or rendezvous, not '" + backbone_scope + "'");
+  p.limiter_scope = scope_of(d, "limiter_scope");
+  p.backbone_scope = scope_of(d, "backbone_scope");
   take(d, "topology", p.topology);
   take(d, "topology_parameters", p.topology_parameters);
   take(d, "intra_latency_us", p.intra_latency_us);
