@@ -7,7 +7,7 @@ rate and the bucket's fitted to the rig's 2-host files by the joint fit, everyth
 held at the rig's fit. Then the rig's 4-host files predicted and counted as the rigs
 report counts them. Run from the repository root.
 
-    python docs/validation/rigs-idle/machine-segmentation/evaluate.py --rigs S,J
+    python docs/validation/rigs-idle/machine-segmentation/evaluate.py --rigs S,J,P
     python docs/validation/rigs-idle/machine-segmentation/evaluate.py --rigs S --fixed 1.5,1.6,1.8
 
 --fixed: instead, the machine-wide form at these rates (Gbit/s), the bucket at the closed
