@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..platforms.platform import Platform
 from .joint import SE_LIMIT, JointFit, fit_joint, key
-from .structure import BIC_MARGIN, StructureFit, mechanism_keys
+from .structure import BIC_MARGIN, StructureFit, decision_keys
 from .unexplained import report_lines
 
 
@@ -100,7 +100,7 @@ def determine(sf: StructureFit, start: Platform, base: Platform | None, base_lab
     lines.append("structure (BIC on the robust log residuals, lower is better):")
     for d in sf.decisions:
         lines.append("  " + d.line())
-        for k in mechanism_keys(d.mechanism):
+        for k in decision_keys(d):
             prov[k] = d.provenance()
             # Left as --base has it: where --base's value came from still holds.
             origin = start_provenance.get(k, "")

@@ -12,6 +12,13 @@ and the line says so; where the data reject --base's alternative (BIC_MARGIN abo
 best) but leave the others open, the open one that changes least from it is written
 (_rejected_base_verdict), still undecided.
 
+Deciding one mechanism after another can leave a better fit behind: on an exchange
+between 2 nodes a token bucket slowed below the ping-pong's rate and Open MPI's
+rendezvous race can take a loss that a capacity on rendezvous messages explains better,
+and both are decided before that capacity is weighed. So the limiter scope, decided
+last of the capacities, also weighs that capacity with the race given back and the
+bucket at the closed form's rate (_without_race).
+
 An alternative that holds another as a limit (a shared capacity or a bucket's rate without
 bound is none, a NIC cost or a gap of 0 is none) cannot fit worse than it; when its fit
 stops at a higher cost and that limit wins, the optimiser fell short, not the mechanism
@@ -86,6 +93,9 @@ class Alternative:
     # stops above the cost of the alternative it nests (_stuck), with `fixed`'s fields set
     # too (a token bucket's burst beside its scanned rate).
     rescue: tuple[str, tuple[float, ...], dict] | None = None
+    # The fit the scan starts on, where it is not the one this alternative nests (an
+    # alternative that also gives back a mechanism the nested one keeps).
+    scan_from: str | None = None
 
 
 @dataclass
@@ -223,19 +233,26 @@ def _headers(p: Platform, base: Platform, cases):
 
 
 EVERY_BYTE, RENDEZVOUS_ONLY, NO_LIMITER = "every byte", "rendezvous messages only", "no limiter"
+NO_RACE = "rendezvous messages only, no race"
 # The limiter serving rendezvous messages only also starts at these fractions of its rate
 # serving every byte: the same bytes of large messages then carry all of the slowdown.
 SCOPE_START_FACTORS = (0.8, 0.65)
 
 
-def _limiter_scope(p: Platform, base: Platform, cases):
+def _limiter_scope(p: Platform, base: Platform, cases, start: Platform | None = None):
     """Which bytes a per-node limiter serves (network.limiter_scope): every node-to-node
     byte, or only those of messages above the eager threshold. The both-ways cases with
     eager messages tell them apart (IMB Exchange below the eager limit, latency_checker's
     round trips): the limiter on every byte slows them, the other leaves them alone.
     Where the shared capacity found none (a limiter on every byte would slow the eager
     sizes that show no such thing), a limiter on rendezvous messages only against none,
-    its rate started as the shared capacity's is (and scanned)."""
+    its rate started as the shared capacity's is (and scanned).
+
+    Where the fit has Open MPI's rendezvous race (rate_jitter), one more alternative
+    (_without_race): the exchange's loss that the race, and a bucket slowed below the
+    ping-pong's rate, took before any capacity on rendezvous messages could be weighed
+    (the token bucket and the protocol are decided first), explained by that capacity
+    instead."""
     loaded = _both_ways(cases)
     if p.eager_threshold_bytes is None or p.backbone_gbps > 0 or not loaded:
         return None
@@ -245,11 +262,12 @@ def _limiter_scope(p: Platform, base: Platform, cases):
         rdv.starts = [(f"started at limiter_gbps = {p.limiter_gbps * f:.4g}",
                        rdv.platform.replace(limiter_gbps=float(f"{p.limiter_gbps * f:.6g}")))
                       for f in SCOPE_START_FACTORS]
+        alternatives = [every, rdv] + _without_race(p, start, p.limiter_gbps, EVERY_BYTE)
         # --base without a limiter has no scope to keep (its limiter_scope is a default of
         # an absent field): undecided, the lower BIC is written (Decision.line says so).
         if base.limiter_gbps <= 0:
-            return [every, rdv], ""
-        return [every, rdv], (RENDEZVOUS_ONLY if base.limiter_scope == "rendezvous" else EVERY_BYTE)
+            return alternatives, ""
+        return alternatives, (RENDEZVOUS_ONLY if base.limiter_scope == "rendezvous" else EVERY_BYTE)
     d0, _ = _capacity_start(p, loaded)
     none = Alternative(NO_LIMITER, p, [])
     rdv = Alternative(RENDEZVOUS_ONLY, p.replace(limiter_gbps=float(f"{d0:.6g}"), limiter_scope="rendezvous"),
@@ -257,7 +275,25 @@ def _limiter_scope(p: Platform, base: Platform, cases):
                       scan=("limiter_gbps", tuple(float(f"{d0 * f:.6g}") for f in SCAN_FACTORS),
                             {"limiter_scope": "rendezvous"}))
     on = base.limiter_gbps > 0 and base.limiter_scope == "rendezvous"
-    return [none, rdv], (RENDEZVOUS_ONLY if on else NO_LIMITER)
+    return [none, rdv] + _without_race(p, start, d0, NO_LIMITER), (RENDEZVOUS_ONLY if on else NO_LIMITER)
+
+
+def _without_race(p: Platform, start: Platform | None, d0: float, scan_from: str) -> list[Alternative]:
+    """[the limiter on rendezvous messages only, without the race, the bucket back at the
+    closed form's rate] where the fit has the race, else []. Its rate is scanned on
+    scan_from's fit (none's, or the limiter's on every byte) with those fields set. It
+    gives back the race's jitter, a choice the eager/rendezvous decision counted as a
+    parameter (chosen = -1: as many parameters as the race without a limiter). It nests
+    nothing: without the limiter it is not scan_from's fit."""
+    if p.rate_jitter <= 0:
+        return []
+    fields = {"limiter_scope": "rendezvous", "rate_jitter": 0.0}
+    if p.bucket_gbps > 0 and start is not None and start.bucket_gbps > 0:
+        fields["bucket_gbps"] = start.bucket_gbps
+    return [Alternative(NO_RACE, p.replace(limiter_gbps=float(f"{d0:.6g}"), **fields),
+                        ["limiter_gbps"], chosen=-1, scan_from=scan_from,
+                        scan=("limiter_gbps", tuple(float(f"{d0 * f:.6g}") for f in SCAN_FACTORS),
+                              fields))]
 
 
 def _stream_gbps(cases) -> float | None:
@@ -327,7 +363,8 @@ def _shared(p: Platform, base: Platform, cases):
     return [none, lim, bb], label
 
 
-def _scanned(alt: Alternative, on: Platform, cases, cap, scan=None) -> tuple[Platform, str, int]:
+def _scanned(alt: Alternative, on: Platform, cases, cap, scan=None,
+             origin: str | None = None) -> tuple[Platform, str, int]:
     """(start, how, simulations): `on` (the fit of the alternative alt holds as a limit)
     with the scan's field (alt.scan unless given: (field, values[, fixed fields])) at the
     scanned value that simulates the cases at the least robust cost (ties: the smaller
@@ -337,7 +374,7 @@ def _scanned(alt: Alternative, on: Platform, cases, cap, scan=None) -> tuple[Pla
     fixed = fixed[0] if fixed else {}
     costs = {v: fit_joint(on.replace(**fixed, **{name: v}), cases, [], cap=cap).cost for v in values}
     best = min(values, key=lambda v: (costs[v], v))
-    how = f"started at {name} = {best:.4g}, the best of {len(values)} scanned on {alt.nests}'s fit"
+    how = f"started at {name} = {best:.4g}, the best of {len(values)} scanned on {origin or alt.nests}'s fit"
     return on.replace(**fixed, **{name: best}), how, len(values)
 
 
@@ -567,11 +604,12 @@ def _rejected_base_verdict(mechanism: str, alternatives, bic: dict, kept: str):
 
 
 def _least_change(mechanism: str, alternatives, bic: dict, kept: str, labels) -> list[str]:
-    """labels, the fewest of the mechanism's fields changed from kept's first, then by BIC."""
+    """labels, the fewest of the fields the mechanism's alternatives set changed from
+    kept's first, then by BIC."""
     by = {a.label: a.platform for a in alternatives}
 
     def changed(label):
-        return sum(getattr(by[label], f) != getattr(by[kept], f) for f in MECHANISM_FIELDS[mechanism])
+        return sum(getattr(by[label], f) != getattr(by[kept], f) for f in ALTERNATIVE_FIELDS[mechanism])
 
     return sorted(labels, key=lambda label: (changed(label), bic[label]))
 
@@ -639,7 +677,8 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
     screened = 0    # simulations outside the fits: the eager threshold's screen, scans
     for name, make in MECHANISMS:
         args = (current.platform, base, cases) + ((eager_candidate, cap, eager_limit)
-                                                  if make is _eager else ())
+                                                  if make is _eager else
+                                                  (start,) if make is _limiter_scope else ())
         made = make(*args)
         if made is None:
             continue
@@ -670,8 +709,10 @@ def decide(start: Platform, base: Platform, cases, eager_candidate: int | None =
             nfev = max_nfev if alt.free else max(4, max_nfev // 2)
             free = [f for f in alt.free if f not in hold]
             more = list(alt.starts)
-            if alt.scan and alt.scan[0] in free and alt.nests in dict(fits):
-                scanned, how, n_scanned = _scanned(alt, dict(fits)[alt.nests].platform, cases, cap)
+            origin = alt.scan_from or alt.nests
+            if alt.scan and alt.scan[0] in free and origin in dict(fits):
+                scanned, how, n_scanned = _scanned(alt, dict(fits)[origin].platform, cases, cap,
+                                                   origin=origin)
                 screened += n_scanned
                 if scanned != alt.platform:
                     more.append((how, scanned))
@@ -801,11 +842,21 @@ MECHANISM_FIELDS = {"pacing": ("pacing_gbps", "pacing_above_bytes"),
                     "transport": ("transport",)}
 
 
+# What the limiter scope's alternative without the race sets beyond its mechanism's fields.
+WITHOUT_RACE_FIELDS = ("rate_jitter", "bucket_gbps")
 # What a runner-up sets (calibrate.undecided): its mechanism's fields, and for pacing the
 # line too (per link, the paced rate is the line's; per connection, the line is faster).
 ALTERNATIVE_FIELDS = {**MECHANISM_FIELDS,
-                      "pacing": MECHANISM_FIELDS["pacing"] + ("bandwidth_gbps",)}
+                      "pacing": MECHANISM_FIELDS["pacing"] + ("bandwidth_gbps",),
+                      "limiter scope": MECHANISM_FIELDS["limiter scope"] + WITHOUT_RACE_FIELDS}
 
 
 def mechanism_keys(name: str) -> list[str]:
     return [key(f) for f in MECHANISM_FIELDS[name]]
+
+
+def decision_keys(d: Decision) -> list[str]:
+    """The keys whose values d set: its mechanism's, and where the limiter scope's
+    alternative without the race won, the race's and the bucket's rate it gave back."""
+    extra = WITHOUT_RACE_FIELDS if d.mechanism == "limiter scope" and d.chosen == NO_RACE else ()
+    return mechanism_keys(d.mechanism) + [key(f) for f in extra]

@@ -402,3 +402,63 @@ def test_an_undecided_scope_without_one_in_base_writes_the_lower_bic_and_says_so
     kept = Decision("limiter scope", fits, "every byte", "every byte", True, bics=bics,
                     compared=73).line()
     assert kept.endswith("left as --base has it: every byte"), kept
+
+
+# Open MPI's rendezvous race and a bucket slowed below the ping-pong's rate can take a
+# 2-node exchange's loss before a capacity on rendezvous messages is weighed (rig S): the
+# limiter scope's alternative without the race gives them back.
+RACE_TRUTH = PLAIN.replace(name="no-race", bandwidth_gbps=10.0, bucket_gbps=1.0,
+                           bucket_burst_bytes=32768.0, eager_threshold_bytes=EAGER,
+                           limiter_gbps=1.5, limiter_scope="rendezvous")
+
+
+@pytest.fixture(scope="module")
+def race_cases(tmp_path_factory):
+    d = tmp_path_factory.mktemp("race")
+    paths = [_write(d, "pp.json", RACE_TRUTH, "pingpong", ranks=2,
+                    sizes=[0, 1000, 16000, 65536, 262144, 1048576], iterations=3),
+             _write(d, "ex.json", RACE_TRUTH, "exchange", ranks=2,
+                    sizes=[0, 1000, 16000, 32000, 65536, 131072, 262144, 1048576], repetitions=3)]
+    return cases_of([m for f in paths for m in parse_file(f)])[0]
+
+
+def _scope_only(monkeypatch, cases, without_race=True):
+    from hopsim.calibration import structure
+
+    monkeypatch.setattr(structure, "MECHANISMS", (("limiter scope", structure._limiter_scope),))
+    if not without_race:
+        monkeypatch.setattr(structure, "_without_race", lambda *a: [])
+    # As the eager/rendezvous decision leaves it where a race took the loss: no limiter.
+    start = RACE_TRUTH.replace(limiter_gbps=0.0, limiter_scope="all", rate_jitter=0.005)
+    sf = structure.decide(start, PLAIN, cases, cap=None)
+    return sf.decisions[0], sf.fit.platform
+
+
+def test_the_exchanges_loss_is_given_back_from_the_race_to_a_capacity(monkeypatch, race_cases):
+    from hopsim.calibration.structure import NO_RACE, decision_keys
+
+    d, p = _scope_only(monkeypatch, race_cases)
+    assert d.chosen == NO_RACE and not d.undecided, d.line()
+    assert p.rate_jitter == 0.0 and p.limiter_scope == "rendezvous"
+    assert p.limiter_gbps == pytest.approx(1.5, rel=0.03)
+    assert "network.rate_jitter" in decision_keys(d) and "network.bucket_gbps" in decision_keys(d)
+    # The control: without it the race stays and the limiter beside it is off the truth.
+    d, p = _scope_only(monkeypatch, race_cases, without_race=False)
+    assert d.chosen != NO_RACE and p.rate_jitter == 0.005, d.line()
+    assert "network.rate_jitter" not in decision_keys(d)
+
+
+def test_the_alternative_without_the_race_puts_the_bucket_back_at_the_closed_forms_rate(race_cases):
+    from hopsim.calibration.structure import NO_RACE, _limiter_scope
+
+    fitted = RACE_TRUTH.replace(limiter_gbps=0.0, limiter_scope="all", rate_jitter=0.005,
+                                bucket_gbps=0.9)
+    alts, _ = _limiter_scope(fitted, PLAIN, race_cases, RACE_TRUTH)
+    alt = next(a for a in alts if a.label == NO_RACE)
+    assert (alt.platform.bucket_gbps, alt.platform.rate_jitter) == (1.0, 0.0)
+    assert alt.platform.limiter_scope == "rendezvous" and alt.free == ["limiter_gbps"]
+    # It gives back the race's choice (counted as a parameter where it was made) and holds
+    # no other alternative as a limit.
+    assert alt.chosen == -1 and alt.nests is None and alt.scan_from == "no limiter"
+    assert NO_RACE not in [a.label for a in _limiter_scope(fitted.replace(rate_jitter=0.0), PLAIN,
+                                                            race_cases, RACE_TRUTH)[0]]
