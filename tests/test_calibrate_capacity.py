@@ -462,3 +462,21 @@ def test_the_alternative_without_the_race_puts_the_bucket_back_at_the_closed_for
     assert alt.chosen == -1 and alt.nests is None and alt.scan_from == "no limiter"
     assert NO_RACE not in [a.label for a in _limiter_scope(fitted.replace(rate_jitter=0.0), PLAIN,
                                                             race_cases, RACE_TRUTH)[0]]
+
+
+def test_where_none_is_rejected_the_least_change_keeps_the_race():
+    # With no limiter rejected and both limiters open, the one that keeps the race and the
+    # bucket changes two fields from none, the one without it four: the former is written
+    # though its BIC is higher (the fields a runner-up sets count, not only the scope's).
+    from hopsim.calibration.structure import (NO_LIMITER, NO_RACE, RENDEZVOUS_ONLY, Alternative,
+                                              _least_change)
+
+    none = RACE_TRUTH.replace(limiter_gbps=0.0, limiter_scope="all", rate_jitter=0.005,
+                              bucket_gbps=0.9)
+    alts = [Alternative(NO_LIMITER, none, []),
+            Alternative(RENDEZVOUS_ONLY, none.replace(limiter_gbps=1.6, limiter_scope="rendezvous"), []),
+            Alternative(NO_RACE, none.replace(limiter_gbps=1.5, limiter_scope="rendezvous",
+                                              rate_jitter=0.0, bucket_gbps=1.0), [])]
+    bic = {NO_LIMITER: -100.0, RENDEZVOUS_ONLY: -110.0, NO_RACE: -113.0}
+    assert _least_change("limiter scope", alts, bic, NO_LIMITER,
+                         [RENDEZVOUS_ONLY, NO_RACE]) == [RENDEZVOUS_ONLY, NO_RACE]
