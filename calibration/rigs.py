@@ -439,6 +439,9 @@ def main(argv=None) -> int:
     ap.add_argument("--cores", type=int, default=os.cpu_count(), metavar="N",
                     help="the measuring machine's cores: latency-bound cases with more ranks "
                          "are left out of the targets (default: this machine's)")
+    ap.add_argument("--refit-stale", action="store_true",
+                    help="redo the fits made by other code than today's (each fit's stamp records "
+                         "the sources that made it; 10-30 minutes a rig)")
     ap.add_argument("--closed-form", action="store_true",
                     help="the baseline's calibrate with --closed-form (the fitters without the "
                          "joint fit: the comparison before it)")
@@ -464,7 +467,8 @@ def main(argv=None) -> int:
                     measure_campaign(RIGS[name], out / name, Path(args.tools))
         if args.baseline:
             from .rigs_report import write_report
-            write_report(out, [RIGS[n] for n in names], args.trials, args.closed_form, args.cores)
+            write_report(out, [RIGS[n] for n in names], args.trials, args.closed_form, args.cores,
+                         args.refit_stale)
     except InputError as e:
         sys.stderr.write(f"rigs: {e}\n")
         return 2

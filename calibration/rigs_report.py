@@ -76,11 +76,12 @@ def fit_arg(case, path: Path) -> str:
 
 
 def _calibrate(fit: Path, files: list, base: Path, closed_form: bool = False,
-               eager_limit: int | None = None) -> str:
+               eager_limit: int | None = None, refit_stale: bool = False) -> str:
     """`hopsim calibrate FILES --base BASE --nodes 4 --out FIT`, its report beside FIT as
     .txt; the command as a user types it. A fit made by the same command from the same
     contents of its files and base is kept (the joint fit takes minutes; delete FIT to
-    redo it): FIT.sha256 holds the digest it was made from (see _digest)."""
+    redo it): FIT.sha256 holds the digest it was made from (see _digest) and the digest of
+    the code that made it (code_digest); refit_stale: a fit made by other code is redone."""
     cmd = _hopsim("calibrate", *files, "--base", base, "--nodes", 4, "--out", fit,
                   *(["--closed-form"] if closed_form else []),
                   *(["--eager-limit", eager_limit] if eager_limit is not None else []))
@@ -93,10 +94,52 @@ def _calibrate(fit: Path, files: list, base: Path, closed_form: bool = False,
     elif made:
         # A fit from before the digests: its date is all there is to go by.
         made = all(f.stat().st_mtime < fit.stat().st_mtime for f in inputs)
+    code = fit_code(stamp) if made else None
+    if made and refit_stale and code != code_digest():
+        made = False
     if not made:
         report.write_text(_run(cmd).stdout)
-    stamp.write_text(f"{digest} sha256 of the command and the contents of its {len(inputs)} files\n")
+        code = code_digest()
+    stamp.write_text(f"{digest} sha256 of the command and the contents of its {len(inputs)} files\n"
+                     + (f"{code} {CODE_NOTE}\n" if code else ""))
     return shown
+
+
+# The sources a fit is made by: every module of the package and the engine's, except this
+# report's own (rigs*.py), which draws no fit. The digest of the command and its files
+# alone kept fits that the calibration had since changed (two rigs' fits were 37 commits
+# old before a refit found it).
+CODE_DIRS = ("calibration", "platforms", "topologies", "python", "simulator")
+CODE_SUFFIXES = (".py", ".cpp", ".hpp", ".txt")
+CODE_NOTE = "sha256 of the sources that made the fit (rigs_report.code_digest)"
+
+
+def code_digest(root: Path | None = None) -> str | None:
+    """sha256 over the fit-making sources (CODE_DIRS, relative paths and contents, in
+    path order); None where they are not all there (an installed copy has no engine
+    sources)."""
+    root = root or Path(__file__).resolve().parents[1]
+    if not all((root / d).is_dir() for d in CODE_DIRS):
+        return None
+    h = hashlib.sha256()
+    paths = sorted(p for d in CODE_DIRS for p in (root / d).rglob("*")
+                   if p.is_file() and p.suffix in CODE_SUFFIXES and "__pycache__" not in p.parts
+                   and not p.name.startswith("rigs"))
+    for p in paths:
+        data = p.read_bytes()
+        h.update(str(p.relative_to(root)).encode() + b"\0")
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()
+
+
+def fit_code(stamp: Path) -> str | None:
+    """The code digest a fit's stamp records (its second line); None for a fit stamped
+    before they were recorded."""
+    if not stamp.is_file():
+        return None
+    lines = stamp.read_text().splitlines()
+    return lines[1].split()[0] if len(lines) > 1 and lines[1].split() else None
 
 
 def _digest(command: str, paths: list[Path]) -> str:
@@ -112,9 +155,10 @@ def _digest(command: str, paths: list[Path]) -> str:
 
 
 def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
-             cores: int | None = None) -> dict:
+             cores: int | None = None, refit_stale: bool = False) -> dict:
     """Fit on the rig's 2-host files, validate every file; per-file median |error|, over
-    all its cases and over those counted() with the measuring machine's `cores`."""
+    all its cases and over those counted() with the measuring machine's `cores`.
+    refit_stale: fits made by other code than today's are redone."""
     out = root / rig.name
     done = out / "baseline.json"
     data = [f for _, f in files_of(out, 2, trials) + files_of(out, 4, trials)]
@@ -125,7 +169,9 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
         kept = json.loads(done.read_text())  # nothing changed since: delete it to redo
         fresh = (kept["inputs_sha256"] == made_from if "inputs_sha256" in kept
                  else all(f.stat().st_mtime < done.stat().st_mtime for f in data))
-        if fresh and kept.get("closed_form", False) == closed_form and kept.get("machine_cores") == cores:
+        current = not refit_stale or fit_code(out / "baseline-fit.sha256") == code_digest()
+        if fresh and current and kept.get("closed_form", False) == closed_form \
+                and kept.get("machine_cores") == cores:
             return kept
     base = root / "base-shm.toml"
     commands = []
@@ -157,7 +203,7 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
     # (which picks stand-ins for small-message costs: docs/calibration.md, "--eager-limit").
     # The extra fits below keep the screen: they are second opinions on the shared capacity.
     commands.append(_calibrate(fit, fit_files, base, closed_form,
-                               None if closed_form else OPEN_MPI_TCP_EAGER_LIMIT))
+                               None if closed_form else OPEN_MPI_TCP_EAGER_LIMIT, refit_stale=refit_stale))
     extra, failed = {}, {}
 
     def extra_fit(suffix: str, files: list[Path]) -> None:
@@ -165,7 +211,7 @@ def baseline(root: Path, rig: Rig, trials: int, closed_form: bool = False,
         # instead of losing them all.
         path = out / f"baseline-fit{suffix.replace('_', '-')}.toml"
         try:
-            commands.append(_calibrate(path, files, base))
+            commands.append(_calibrate(path, files, base, refit_stale=refit_stale))
         except InputError as e:
             failed[suffix.lstrip("_")] = str(e)
         else:
@@ -461,11 +507,18 @@ MARKER = "<!-- generated below by python -m hopsim.calibration.rigs --baseline; 
 
 
 def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = False,
-                 cores: int | None = None) -> None:
+                 cores: int | None = None, refit_stale: bool = False) -> None:
     """OUT/README.md: the rigs, the baseline per rig, every file with its command and load.
     What stands above MARKER in an existing README (the prose) is kept."""
     readme = root / "README.md"
-    lines = []
+    results = {rig.name: baseline(root, rig, trials, closed_form, cores, refit_stale) for rig in rigs}
+    today = code_digest()
+    made_by = {rig.name: fit_code(root / rig.name / "baseline-fit.sha256") for rig in rigs}
+    stale = [name for name, code in made_by.items() if code is None or code != today]
+    lines = [(f"Fits made by other code than today's (their numbers may differ from what "
+              f"today's calibrate writes; `--refit-stale` redoes them): {', '.join(stale)}."
+              if stale else "Every rig's fit was made by today's code.")
+             + f" Today's code: sources sha256 {str(today)[:12]} (rigs_report.code_digest).", ""]
     lines += ["## Rigs", "", "| rig | link rate (tbf) | burst | TCP congestion control | why |",
               "|---|---|---|---|---|"]
     for rig in rigs:
@@ -476,7 +529,7 @@ def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = F
     for rig in rigs:
         out = root / rig.name
         runs = json.loads((out / "runs.json").read_text()) if (out / "runs.json").is_file() else []
-        result = baseline(root, rig, trials, closed_form, cores)
+        result = results[rig.name]
         lines += [f"## Rig {rig.name}: {rig.why}", "", "Key figures (median of the trials, range, count):", "",
                   "| figure | median | min..max (trials) |", "|---|---|---|"]
         lines += [f"| {a} | {b} | {c} |" for a, b, c in key_figures(out, trials)]
@@ -578,7 +631,12 @@ def write_report(root: Path, rigs: list[Rig], trials: int, closed_form: bool = F
                          + f"{_fmt(r.get('noise_floor_counted_pct')) or '-'} | "
                          f"{_fmt(r.get('noise_floor_pct')) or '-'} |")
         lines += ["", "Every case's measured and simulated time is in `baseline.json`; the "
-                      "fit's own report in `baseline-fit.txt`."]
+                      "fit's own report in `baseline-fit.txt`. "
+                  + (f"The fit was made by the code whose sources hash to "
+                     f"{made_by[rig.name][:12]}" if made_by[rig.name] else
+                     "The fit's stamp does not record the code that made it")
+                  + (" (today's)." if made_by[rig.name] == today else
+                     ", not today's: refit to know what today's calibrate writes.")]
         lines += ["", "Commands (from the repository root):", ""]
         lines += [f"    {c}" for c in result["commands"]]
         clusters = list(dict.fromkeys(_common([run["command"]]) for run in runs))

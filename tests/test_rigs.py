@@ -204,6 +204,66 @@ def test_a_fit_is_kept_while_its_files_and_command_are_the_same(tmp_path, monkey
     assert len(ran) == 4 and fit.with_suffix(".sha256").is_file()
 
 
+def test_a_fit_made_by_other_code_is_marked_and_redone_when_asked(tmp_path, monkeypatch):
+    # The digest of the command and its files alone kept fits the calibration had since
+    # changed: the stamp records the code that made the fit, a kept fit keeps its record,
+    # and refit_stale redoes one made by other code.
+    from hopsim.calibration import rigs_report
+
+    data, base, fit = tmp_path / "pp.txt", tmp_path / "base.toml", tmp_path / "fit.toml"
+    data.write_text("x\n")
+    base.write_text("x\n")
+    ran = []
+
+    class Done:
+        stdout = "report\n"
+
+    def run(cmd):
+        ran.append(cmd)
+        fit.write_text(f"# Written by: {rigs_report._show(cmd)}\n")
+        return Done
+
+    code = ["old"]
+    monkeypatch.setattr(rigs_report, "_run", run)
+    monkeypatch.setattr(rigs_report, "code_digest", lambda: code[0])
+    stamp = fit.with_suffix(".sha256")
+    rigs_report._calibrate(fit, [data], base)
+    assert rigs_report.fit_code(stamp) == "old"
+    code[0] = "new"
+    rigs_report._calibrate(fit, [data], base)
+    assert len(ran) == 1 and rigs_report.fit_code(stamp) == "old"    # kept, and so is its record
+    rigs_report._calibrate(fit, [data], base, refit_stale=True)
+    assert len(ran) == 2 and rigs_report.fit_code(stamp) == "new"
+    rigs_report._calibrate(fit, [data], base, refit_stale=True)
+    assert len(ran) == 2                                              # today's: kept
+    stamp.write_text(stamp.read_text().splitlines()[0] + "\n")     # stamped before the record
+    assert rigs_report.fit_code(stamp) is None
+    rigs_report._calibrate(fit, [data], base, refit_stale=True)
+    assert len(ran) == 3
+
+
+def test_the_code_digest_follows_the_fit_making_sources_only(tmp_path):
+    from hopsim.calibration.rigs_report import CODE_DIRS, code_digest
+
+    for d in CODE_DIRS:
+        (tmp_path / d).mkdir()
+    (tmp_path / "calibration" / "structure.py").write_text("a = 1\n")
+    (tmp_path / "calibration" / "rigs_report.py").write_text("r = 1\n")
+    (tmp_path / "simulator" / "engine.cpp").write_text("int x;\n")
+    first = code_digest(tmp_path)
+    (tmp_path / "calibration" / "rigs_report.py").write_text("r = 2\n")   # the report's own
+    (tmp_path / "calibration" / "notes.md").write_text("prose\n")
+    assert code_digest(tmp_path) == first
+    (tmp_path / "simulator" / "engine.cpp").write_text("int y;\n")
+    assert code_digest(tmp_path) != first
+    (tmp_path / "simulator" / "engine.cpp").write_text("int x;\n")
+    assert code_digest(tmp_path) == first
+    (tmp_path / "calibration" / "structure.py").rename(tmp_path / "calibration" / "decide.py")
+    assert code_digest(tmp_path) != first                                  # a path is part of it
+    (tmp_path / "python").rmdir()
+    assert code_digest(tmp_path) is None                                   # an installed copy
+
+
 def _fake_probes(calls, fail_after=None):
     """campaign.measure's stand-in: writes one folder per probe, raises after fail_after."""
     def measure(probes, out, **kw):
@@ -247,7 +307,7 @@ def test_prose_edited_while_the_fits_run_is_kept(tmp_path, monkeypatch):
     readme = tmp_path / "README.md"
     readme.write_text("# Rigs\n\nprose before\n\n" + rigs_report.MARKER + "\n\nold tables\n")
 
-    def fitted(root, rig, trials, closed_form=False, cores=None):
+    def fitted(root, rig, trials, closed_form=False, cores=None, refit_stale=False):
         readme.write_text(readme.read_text().replace("prose before", "prose edited meanwhile"))
         return {"files": [], "fitted_on": [], "median_over_predicted_files_pct": 1.0, "commands": []}
 
@@ -257,6 +317,9 @@ def test_prose_edited_while_the_fits_run_is_kept(tmp_path, monkeypatch):
     text = readme.read_text()
     assert "prose edited meanwhile" in text and "prose before" not in text
     assert "old tables" not in text and "## Rig A:" in text.split(rigs_report.MARKER)[1]
+    # No stamp records the code that made A's fit: the report says so.
+    assert "Fits made by other code than today's (their numbers may differ" in text
+    assert "The fit's stamp does not record the code that made it" in text
 
 
 def _one_case_rig(tmp_path, monkeypatch, calibrate, error_of):
@@ -296,7 +359,7 @@ def test_a_failed_second_opinion_fit_is_reported_and_the_rest_kept(tmp_path, mon
     (tmp_path / "A" / ALLTOALL).write_text("{}")
     limits = {}
 
-    def calibrate(fit, files, base, closed_form=False, eager_limit=None):
+    def calibrate(fit, files, base, closed_form=False, eager_limit=None, refit_stale=False):
         limits[fit.name] = eager_limit
         if "alltoall" in fit.name:
             raise InputError("hopsim calibrate ... failed: the joint fit cannot start at 0")
@@ -323,7 +386,7 @@ def test_a_failed_second_opinion_fit_is_reported_and_the_rest_kept(tmp_path, mon
 def test_each_runner_up_the_fit_left_open_is_predicted_beside_it(tmp_path, monkeypatch):
     # calibrate wrote baseline-fit.undecided-limiter-scope.toml beside the main fit: the
     # rig's 4-host files are predicted on it too, its median and worst file reported.
-    def calibrate(fit, files, base, closed_form=False, eager_limit=None):
+    def calibrate(fit, files, base, closed_form=False, eager_limit=None, refit_stale=False):
         fit.write_text('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.5\ntransport = "flow"\n')
         fit.with_suffix(".txt").write_text("#   shared capacity: per-node limiter\n")
         (fit.parent / "baseline-fit.undecided-limiter-scope.toml").write_text("runner-up\n")
@@ -353,7 +416,7 @@ def test_two_ranks_per_host_files_are_predicted_with_their_placement(tmp_path, m
         (out / c.file(1)).write_text("x\n")
     given, validated = {}, []
 
-    def calibrate(fit, files, base, closed_form=False, eager_limit=None):
+    def calibrate(fit, files, base, closed_form=False, eager_limit=None, refit_stale=False):
         given[fit.name] = list(files)
         fit.write_text('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\ntransport = "flow"\n')
         fit.with_suffix(".txt").write_text("#   shared capacity: none\n")
@@ -470,7 +533,7 @@ def test_counted_cases_are_those_not_latency_bound_by_each_runs_zero_byte_time(t
     for c in (exchange, lc):
         (out / c.file(1)).write_text("x\n")
 
-    def calibrate(fit, files, base, closed_form=False, eager_limit=None):
+    def calibrate(fit, files, base, closed_form=False, eager_limit=None, refit_stale=False):
         fit.write_text('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\ntransport = "flow"\n')
         fit.with_suffix(".txt").write_text("#   shared capacity: none\n")
         return f"hopsim calibrate -> {fit.name}"
