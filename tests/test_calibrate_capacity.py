@@ -480,3 +480,37 @@ def test_where_none_is_rejected_the_least_change_keeps_the_race():
     bic = {NO_LIMITER: -100.0, RENDEZVOUS_ONLY: -110.0, NO_RACE: -113.0}
     assert _least_change("limiter scope", alts, bic, NO_LIMITER,
                          [RENDEZVOUS_ONLY, NO_RACE]) == [RENDEZVOUS_ONLY, NO_RACE]
+
+
+def _headers_fit(tmp_path, monkeypatch, low):
+    # A 0.3 Gbit/s bucket of 5 kB that small ping-pong messages drain, charging 4 B a
+    # message beyond the payload; the header step alone, from the physical headers'
+    # 132 B with one evaluation per fit: only a start near the charge's low end reaches it.
+    from hopsim.calibration import structure
+
+    monkeypatch.setattr(structure, "LOW_START_HEADER_BYTES", low)
+    monkeypatch.setattr(structure, "MECHANISMS", [(n, m) for n, m in structure.MECHANISMS
+                                                  if m is structure._headers])
+    truth = PLAIN.replace(name="headers", bucket_gbps=0.3, bucket_burst_bytes=5000.0,
+                          bucket_message_bytes=4.0)
+    pp = _write(tmp_path, "pp.json", truth, "pingpong", ranks=2,
+                sizes=[0, 64, 256, 1000, 4000, 16000, 64000], iterations=50)
+    cases = cases_of(parse_file(pp))[0]
+    sf = decide(truth.replace(bucket_message_bytes=132.0), PLAIN, cases, cap=None, max_nfev=1)
+    d = next(d for d in sf.decisions if d.mechanism == "bucket headers")
+    return d, dict(d.fits)["headers"].platform.bucket_message_bytes
+
+
+def test_the_header_charge_is_fitted_from_both_ends(tmp_path, monkeypatch):
+    # Rig B's fit from 132 B stopped at the charge's bound with a seventh of its bucket's
+    # burst; its fit from the charge's low end had been 350 BIC better.
+    d, charge = _headers_fit(tmp_path, monkeypatch, 4.0)
+    assert d.starts.get("headers") == "started at bucket_message_bytes = 4", d.line()
+    assert charge == pytest.approx(4.0, rel=0.01)
+
+
+def test_without_the_low_start_the_header_charge_stays_near_its_first_guess(tmp_path, monkeypatch):
+    # The control: no second start (the low one above half the first guess), and the
+    # one-evaluation fit cannot leave 132 B.
+    d, charge = _headers_fit(tmp_path, monkeypatch, 100.0)
+    assert "headers" not in d.starts and charge > 50, d.line()
