@@ -6,6 +6,7 @@ Called by `python -m hopsim.calibration.rigs --baseline` (calibration/rigs.py).
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
@@ -116,8 +117,9 @@ CODE_NOTE = "sha256 of the sources that made the fit (rigs_report.code_digest)"
 
 def code_digest(root: Path | None = None) -> str | None:
     """sha256 over the fit-making sources (CODE_DIRS, relative paths and contents, in
-    path order); None where they are not all there (an installed copy has no engine
-    sources)."""
+    path order; a Python module by its syntax tree without docstrings, so that an edited
+    comment does not make every fit stale); None where they are not all there (an
+    installed copy has no engine sources)."""
     root = root or Path(__file__).resolve().parents[1]
     if not all((root / d).is_dir() for d in CODE_DIRS):
         return None
@@ -126,11 +128,23 @@ def code_digest(root: Path | None = None) -> str | None:
                    if p.is_file() and p.suffix in CODE_SUFFIXES and "__pycache__" not in p.parts
                    and not p.name.startswith("rigs"))
     for p in paths:
-        data = p.read_bytes()
+        data = _python_code(p.read_bytes()) if p.suffix == ".py" else p.read_bytes()
         h.update(str(p.relative_to(root)).encode() + b"\0")
         h.update(len(data).to_bytes(8, "little"))
         h.update(data)
     return h.hexdigest()
+
+
+def _python_code(source: bytes) -> bytes:
+    """A module's syntax tree with its docstrings dropped: what it does, not its prose."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree).encode()
 
 
 def fit_code(stamp: Path) -> str | None:

@@ -258,6 +258,11 @@ def test_the_code_digest_follows_the_fit_making_sources_only(tmp_path):
     assert code_digest(tmp_path) != first
     (tmp_path / "simulator" / "engine.cpp").write_text("int x;\n")
     assert code_digest(tmp_path) == first
+    (tmp_path / "calibration" / "structure.py").write_text('"""Prose."""\n# why\na = 1  # more\n')
+    assert code_digest(tmp_path) == first                                  # comments, docstrings
+    (tmp_path / "calibration" / "structure.py").write_text("a = 2\n")
+    assert code_digest(tmp_path) != first
+    (tmp_path / "calibration" / "structure.py").write_text("a = 1\n")
     (tmp_path / "calibration" / "structure.py").rename(tmp_path / "calibration" / "decide.py")
     assert code_digest(tmp_path) != first                                  # a path is part of it
     (tmp_path / "python").rmdir()
