@@ -166,7 +166,10 @@ def test_other_form_puts_the_fitted_capacity_in_the_other_place_at_the_same_rate
 
 
 
-def test_a_fit_is_kept_while_its_files_and_command_are_the_same(tmp_path, monkeypatch):
+@pytest.fixture
+def fake_fit(tmp_path, monkeypatch):
+    """(rigs_report, data, base, fit, ran): _calibrate with a stand-in for the fit that
+    writes FIT as calibrate heads it and records each command it runs in ran."""
     from hopsim.calibration import rigs_report
 
     data, base, fit = tmp_path / "pp.txt", tmp_path / "base.toml", tmp_path / "fit.toml"
@@ -183,6 +186,11 @@ def test_a_fit_is_kept_while_its_files_and_command_are_the_same(tmp_path, monkey
         return Done
 
     monkeypatch.setattr(rigs_report, "_run", run)
+    return rigs_report, data, base, fit, ran
+
+
+def test_a_fit_is_kept_while_its_files_and_command_are_the_same(fake_fit):
+    rigs_report, data, base, fit, ran = fake_fit
     shown = rigs_report._calibrate(fit, [data], base)
     assert len(ran) == 1 and shown.startswith("hopsim calibrate ") and fit.with_suffix(".txt").is_file()
     rigs_report._calibrate(fit, [data], base)
@@ -204,27 +212,12 @@ def test_a_fit_is_kept_while_its_files_and_command_are_the_same(tmp_path, monkey
     assert len(ran) == 4 and fit.with_suffix(".sha256").is_file()
 
 
-def test_a_fit_made_by_other_code_is_marked_and_redone_when_asked(tmp_path, monkeypatch):
+def test_a_fit_made_by_other_code_is_marked_and_redone_when_asked(fake_fit, monkeypatch):
     # The digest of the command and its files alone kept fits the calibration had since
     # changed: the stamp records the code that made the fit, a kept fit keeps its record,
     # and refit_stale redoes one made by other code.
-    from hopsim.calibration import rigs_report
-
-    data, base, fit = tmp_path / "pp.txt", tmp_path / "base.toml", tmp_path / "fit.toml"
-    data.write_text("x\n")
-    base.write_text("x\n")
-    ran = []
-
-    class Done:
-        stdout = "report\n"
-
-    def run(cmd):
-        ran.append(cmd)
-        fit.write_text(f"# Written by: {rigs_report._show(cmd)}\n")
-        return Done
-
+    rigs_report, data, base, fit, ran = fake_fit
     code = ["old"]
-    monkeypatch.setattr(rigs_report, "_run", run)
     monkeypatch.setattr(rigs_report, "code_digest", lambda: code[0])
     stamp = fit.with_suffix(".sha256")
     rigs_report._calibrate(fit, [data], base)
