@@ -358,13 +358,25 @@ def undecided(fitted: Platform, sf) -> list[Undecided]:
                         if getattr(fits[label].platform, f) != getattr(fitted, f))
         if not changes:
             continue
-        u = Undecided(d.mechanism, d.chosen, label, changes, d.line())
+        u = Undecided(d.mechanism, _as_written(d, fits, fitted), label, changes, d.line())
         try:
             u.on(fitted)
         except InputError:
             continue    # needs what a later decision turned off: no platform to write
         out.append(u)
     return out
+
+
+def _as_written(d, fits: dict, fitted: Platform) -> str:
+    """What a runner-up replaces: the decision's choice, and what a later decision put
+    into the same fields (rig A: no shared capacity at its step, then the limiter scope's
+    step gave a per-node limiter, which the backbone runner-up drops)."""
+    from .structure import ALTERNATIVE_FIELDS
+
+    later = [f"{f} = {getattr(fitted, f):g}" for f in ALTERNATIVE_FIELDS[d.mechanism]
+             if isinstance(getattr(fitted, f), float)
+             and not getattr(fits[d.chosen].platform, f) and getattr(fitted, f)]
+    return d.chosen + (f" (with {', '.join(later)} from a later step)" if later else "")
 
 
 def _form(p: Platform) -> str:
