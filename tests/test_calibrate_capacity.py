@@ -514,3 +514,81 @@ def test_without_the_low_start_the_header_charge_stays_near_its_first_guess(tmp_
     # one-evaluation fit cannot leave 132 B.
     d, charge = _headers_fit(tmp_path, monkeypatch, 100.0)
     assert "headers" not in d.starts and charge > 50, d.line()
+
+
+def test_a_runner_up_names_what_a_later_step_put_in_its_fields():
+    # Rig A: the shared capacity left at none, then the limiter scope's step gave a
+    # per-node limiter; the backbone runner-up drops that limiter, and its label says so
+    # rather than "instead of none".
+    from hopsim.calibration.calibrate import undecided
+    from hopsim.calibration.structure import Decision, StructureFit
+
+    class Fit:
+        def __init__(self, platform, bic):
+            self.platform, self.bic, self.cases = platform, bic, [0]
+
+        def median_abs_error_pct(self):
+            return 1.0
+
+    fitted = LIMITED.replace(limiter_gbps=0.179, limiter_scope="rendezvous", eager_threshold_bytes=65480)
+    at_step = fitted.replace(limiter_gbps=0.0, limiter_scope="all")
+    shared = Decision("shared capacity", [("none", Fit(at_step, -10.0)),
+                                          ("backbone", Fit(at_step.replace(backbone_gbps=0.186), -9.0))],
+                      "none", "none", True, bics={}, compared=3)
+    [u] = undecided(fitted, StructureFit(None, [shared]))
+    assert u.chosen == "none (with limiter_gbps = 0.179 from a later step)"
+    assert dict(u.changes) == {"limiter_gbps": 0.0, "backbone_gbps": 0.186}
+    # Without a later step's limiter, the label is the decision's own.
+    [v] = undecided(at_step, StructureFit(None, [shared]))
+    assert v.chosen == "none"
+
+
+def _gap_fit(tmp_path, monkeypatch, low, hold=()):
+    # A 0.3 Gbit/s bucket of 5 kB charging 4 B a message, and a 3 us gap between a rank's
+    # sends that osu_bw's small messages show. The header step (its low start off) leaves
+    # the charge at 132 B with half the burst, as rig B's came to the gap; with one
+    # evaluation per fit, only a gap fit started with the charge given back reaches it.
+    from hopsim.calibration import structure
+
+    def headers_from_132(p, base, cases):
+        alternatives, base_label = structure._headers(p, base, cases)
+        for a in alternatives:
+            a.starts = []
+            a.free = a.free + ["bucket_burst_bytes"] if a.free else a.free
+        return alternatives, base_label
+
+    monkeypatch.setattr(structure, "LOW_START_HEADER_BYTES", low)
+    monkeypatch.setattr(structure, "MECHANISMS", [("bucket headers", headers_from_132),
+                                                  ("gap between sends", structure._gap)])
+    truth = PLAIN.replace(name="gap", bucket_gbps=0.3, bucket_burst_bytes=5000.0,
+                          bucket_message_bytes=4.0, gap_us=3.0)
+    pp = _write(tmp_path, "pp.json", truth, "pingpong", ranks=2,
+                sizes=[0, 64, 256, 1000, 4000, 16000, 64000], iterations=50)
+    bw = _write(tmp_path, "bw.json", truth, "bandwidth", ranks=2, sizes=[1, 64, 256, 1000],
+                iterations=20, window=64)
+    cases = cases_of([m for f in (pp, bw) for m in parse_file(f)])[0]
+    start = truth.replace(bucket_message_bytes=132.0, bucket_burst_bytes=2500.0, gap_us=0.0)
+    sf = decide(start, PLAIN, cases, cap=None, max_nfev=1, hold=hold)
+    d = next(d for d in sf.decisions if d.mechanism == "gap between sends")
+    return d, sf.fit.platform
+
+
+def test_the_gap_is_fitted_with_the_header_charge_given_back(tmp_path, monkeypatch):
+    d, p = _gap_fit(tmp_path, monkeypatch, 4.0)
+    assert d.chosen == "per-message gap", d.line()
+    assert d.starts.get("per-message gap", "").startswith("started with the header charge given back"), d.line()
+    assert p.bucket_message_bytes == pytest.approx(4.0, rel=0.05)
+    assert p.bucket_burst_bytes > 4000
+
+
+def test_without_the_given_back_start_the_gap_keeps_the_header_charge(tmp_path, monkeypatch):
+    # The control: with the low start above half the charge, no such start.
+    d, p = _gap_fit(tmp_path, monkeypatch, 100.0)
+    assert "per-message gap" not in d.starts and p.bucket_message_bytes > 50, d.line()
+
+
+def test_a_start_does_not_move_what_hold_keeps(tmp_path, monkeypatch):
+    # calibrate --hold network.bucket_burst_bytes: the start that doubles the burst is
+    # not tried (its fit would keep a burst nobody fitted).
+    d, p = _gap_fit(tmp_path, monkeypatch, 4.0, hold=("bucket_burst_bytes",))
+    assert "per-message gap" not in d.starts and p.bucket_burst_bytes == 2500.0, d.line()
