@@ -280,31 +280,34 @@ def test_an_undecided_form_is_written_beside_the_fit_and_held_out_files_decide_i
     assert not list(tmp_path.glob("fit.undecided-*"))
 
 
+class _Fit:
+    """A decision's fit as calibrate.undecided reads it: its platform and BIC."""
+
+    def __init__(self, platform, bic):
+        self.platform, self.bic, self.cases = platform, bic, [0]
+
+    def median_abs_error_pct(self):
+        return 1.0
+
+
 def test_the_runner_up_of_an_undecided_mechanism_is_the_lowest_bic_of_the_others():
     # A decision left as --base has it ("every byte"), two others: the runner-up is the
     # one with the lower BIC, and only the mechanism's own fields change.
     from hopsim.calibration.calibrate import undecided
     from hopsim.calibration.structure import Decision, StructureFit
 
-    class Fit:
-        def __init__(self, platform, bic):
-            self.platform, self.bic, self.cases = platform, bic, [0]
-
-        def median_abs_error_pct(self):
-            return 1.0
-
     fitted = LIMITED.replace(eager_threshold_bytes=65480, gap_us=2.0)
-    fits = [("every byte", Fit(fitted, -10.0)),
-            ("rendezvous messages only", Fit(fitted.replace(limiter_scope="rendezvous",
+    fits = [("every byte", _Fit(fitted, -10.0)),
+            ("rendezvous messages only", _Fit(fitted.replace(limiter_scope="rendezvous",
                                                             limiter_gbps=0.9, gap_us=7.0), -12.0)),
-            ("none", Fit(fitted.replace(limiter_gbps=0.0, gap_us=7.0), -9.0))]
+            ("none", _Fit(fitted.replace(limiter_gbps=0.0, gap_us=7.0), -9.0))]
     open_ = Decision("limiter scope", fits, "every byte", "every byte", True, bics={}, compared=3)
-    decided = Decision("gap between sends", [("gap", Fit(fitted, -50.0)),
-                                             ("no gap", Fit(fitted.replace(gap_us=0.0), -10.0))],
+    decided = Decision("gap between sends", [("gap", _Fit(fitted, -50.0)),
+                                             ("no gap", _Fit(fitted.replace(gap_us=0.0), -10.0))],
                        "gap", "no gap", False, compared=3)
     # Undecided where no case moves: the runner-up's values are its start, not the data's.
-    unmoved = Decision("pacing", [("per-link", Fit(fitted, -5.0)),
-                                  ("per-connection", Fit(fitted.replace(pacing_gbps=1.0), -6.0))],
+    unmoved = Decision("pacing", [("per-link", _Fit(fitted, -5.0)),
+                                  ("per-connection", _Fit(fitted.replace(pacing_gbps=1.0), -6.0))],
                        "per-link", "per-link", True, compared=0)
     [u] = undecided(fitted, StructureFit(None, [unmoved, decided, open_]))
     assert (u.mechanism, u.chosen, u.other) == ("limiter scope", "every byte", "rendezvous messages only")
@@ -523,17 +526,10 @@ def test_a_runner_up_names_what_a_later_step_put_in_its_fields():
     from hopsim.calibration.calibrate import undecided
     from hopsim.calibration.structure import Decision, StructureFit
 
-    class Fit:
-        def __init__(self, platform, bic):
-            self.platform, self.bic, self.cases = platform, bic, [0]
-
-        def median_abs_error_pct(self):
-            return 1.0
-
     fitted = LIMITED.replace(limiter_gbps=0.179, limiter_scope="rendezvous", eager_threshold_bytes=65480)
     at_step = fitted.replace(limiter_gbps=0.0, limiter_scope="all")
-    shared = Decision("shared capacity", [("none", Fit(at_step, -10.0)),
-                                          ("backbone", Fit(at_step.replace(backbone_gbps=0.186), -9.0))],
+    shared = Decision("shared capacity", [("none", _Fit(at_step, -10.0)),
+                                          ("backbone", _Fit(at_step.replace(backbone_gbps=0.186), -9.0))],
                       "none", "none", True, bics={}, compared=3)
     [u] = undecided(fitted, StructureFit(None, [shared]))
     assert u.chosen == "none (with limiter_gbps = 0.179 from a later step)"
