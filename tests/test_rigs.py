@@ -573,3 +573,41 @@ def test_an_interrupted_report_says_so_in_one_line_and_exits_130(tmp_path, monke
     monkeypatch.setattr(rigs_report, "write_report", interrupted)
     assert rigs.main(["--out", str(tmp_path), "--no-measure", "--baseline", "--rigs", "B"]) == 130
     assert capsys.readouterr().err == "rigs: interrupted\n"
+
+
+def test_the_median_over_files_is_taken_of_unrounded_file_medians(tmp_path, monkeypatch):
+    # Two 4-host files at 3.551% and 3.67%: their median is 3.61% (3.6); over the rounded
+    # medians (3.6 and 3.7) it would read 3.65, shown as 3.7, as rig E's once did.
+    from hopsim.calibration import rigs_report
+
+    rig, out = rigs.RIGS["A"], tmp_path / "A"
+    out.mkdir()
+    (tmp_path / "base-shm.toml").write_text("x\n")
+    pingpong = [c for c in rigs.CASES if c.hosts == 2 and c.tool == "imb-pingpong"][:1]
+    ring = [c for c in rigs.CASES if c.hosts == 4 and c.per_host == 1 and c.tool == "imb-exchange"]
+    for c in pingpong + ring:
+        for trial in (1, 2):
+            (out / c.file(trial)).write_text("x\n")
+
+    def calibrate(fit, files, base, closed_form=False, eager_limit=None, refit_stale=False):
+        fit.write_text('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\ntransport = "flow"\n')
+        fit.with_suffix(".txt").write_text("#   shared capacity: none\n")
+        return f"hopsim calibrate -> {fit.name}"
+
+    class Validated:
+        def __init__(self, cmd):
+            files = [str(a) for a in cmd if "4x1" in str(a)]
+            self.stdout = json.dumps({"cases": [
+                {"file": f, "workload": "exchange", "ranks": 4, "bytes": 1048576,
+                 "statistic": "t_avg_us", "measured_us": 1000.0, "simulated_us": 0.0,
+                 "error_pct": -(3.551 if f.endswith("t1.txt") else 3.67)} for f in files]})
+
+    monkeypatch.setattr(rigs_report, "_calibrate", calibrate)
+    monkeypatch.setattr(rigs_report, "_run", Validated)
+    monkeypatch.setattr(rigs_report, "same_traffic", lambda *a: [])
+    result = rigs_report.baseline(tmp_path, rig, 2, cores=4)  # 4 ranks, 4 cores: counted
+    assert sorted(r["median_abs_error_pct_counted"] for r in result["files"]) == [3.6, 3.7]
+    assert result["median_over_counted_files_pct"] == 3.6
+    assert result["median_over_predicted_files_pct"] == 3.6
+    assert result["median_over_imb_files_from_64KiB_pct"] == 3.6
+    assert result["worst_counted_file_pct"] == 3.7
