@@ -320,6 +320,14 @@ def test_prose_edited_while_the_fits_run_is_kept(tmp_path, monkeypatch):
     assert "The fit's stamp does not record the code that made it" in text
 
 
+def _stand_in_fit(fit: Path) -> str:
+    """What the report reads of calibrate's output: the fit (no shared capacity) and its
+    report; the command as _calibrate returns it."""
+    fit.write_text('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\ntransport = "flow"\n')
+    fit.with_suffix(".txt").write_text("#   shared capacity: none\n")
+    return f"hopsim calibrate -> {fit.name}"
+
+
 def _one_case_rig(tmp_path, monkeypatch, calibrate, error_of):
     """Rig A with one 2-host and one 4-host file, `calibrate` standing in for the fits and
     validate answering a 0 B case (latency-bound: 4 ranks on 2 cores, not counted) and a
@@ -361,9 +369,7 @@ def test_a_failed_second_opinion_fit_is_reported_and_the_rest_kept(tmp_path, mon
         limits[fit.name] = eager_limit
         if "alltoall" in fit.name:
             raise InputError("hopsim calibrate ... failed: the joint fit cannot start at 0")
-        fit.write_text('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\ntransport = "flow"\n')
-        fit.with_suffix(".txt").write_text("#   shared capacity: none\n")
-        return f"hopsim calibrate -> {fit.name}"
+        return _stand_in_fit(fit)
 
     rigs_report, rig, _ = _one_case_rig(
         tmp_path, monkeypatch, calibrate,
@@ -416,9 +422,7 @@ def test_two_ranks_per_host_files_are_predicted_with_their_placement(tmp_path, m
 
     def calibrate(fit, files, base, closed_form=False, eager_limit=None, refit_stale=False):
         given[fit.name] = list(files)
-        fit.write_text('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\ntransport = "flow"\n')
-        fit.with_suffix(".txt").write_text("#   shared capacity: none\n")
-        return f"hopsim calibrate -> {fit.name}"
+        return _stand_in_fit(fit)
 
     class Validated:
         def __init__(self, cmd):
@@ -532,9 +536,7 @@ def test_counted_cases_are_those_not_latency_bound_by_each_runs_zero_byte_time(t
         (out / c.file(1)).write_text("x\n")
 
     def calibrate(fit, files, base, closed_form=False, eager_limit=None, refit_stale=False):
-        fit.write_text('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\ntransport = "flow"\n')
-        fit.with_suffix(".txt").write_text("#   shared capacity: none\n")
-        return f"hopsim calibrate -> {fit.name}"
+        return _stand_in_fit(fit)
 
     rows = [(exchange, "exchange", "t_avg_us", 0, 10.0, 80.0), (exchange, "exchange", "t_avg_us", 1024, 15.0, 60.0),
             (exchange, "exchange", "t_avg_us", 16384, 100.0, 5.0),
@@ -590,9 +592,7 @@ def test_the_median_over_files_is_taken_of_unrounded_file_medians(tmp_path, monk
             (out / c.file(trial)).write_text("x\n")
 
     def calibrate(fit, files, base, closed_form=False, eager_limit=None, refit_stale=False):
-        fit.write_text('[network]\nbackbone_gbps = 0.0\nlimiter_gbps = 0.0\ntransport = "flow"\n')
-        fit.with_suffix(".txt").write_text("#   shared capacity: none\n")
-        return f"hopsim calibrate -> {fit.name}"
+        return _stand_in_fit(fit)
 
     class Validated:
         def __init__(self, cmd):
