@@ -611,3 +611,27 @@ def test_the_median_over_files_is_taken_of_unrounded_file_medians(tmp_path, monk
     assert result["median_over_predicted_files_pct"] == 3.6
     assert result["median_over_imb_files_from_64KiB_pct"] == 3.6
     assert result["worst_counted_file_pct"] == 3.7
+
+
+def test_a_kept_report_shows_its_median_from_the_per_case_errors(tmp_path, monkeypatch):
+    # A baseline.json kept from before the unrounded rule says 3.7 (the median of the
+    # rounded file medians 3.6 and 3.7); its per-case errors give 3.61: the rig's section
+    # shows 3.6, as the targets' table does.
+    from hopsim.calibration import rigs_report
+    from hopsim.calibration.rigs import RIGS
+
+    (tmp_path / "README.md").write_text("# Rigs\n\n" + rigs_report.MARKER + "\n")
+    files = [{"file": f"imb-exchange-4x1-block-t{t}.txt", "cases": 1, "median_abs_error_pct": round(e, 1),
+              "max_abs_error_pct": round(e, 1), "per_case": [
+        {"workload": "exchange", "ranks": 4, "bytes": 1048576, "measured_us": 1.0,
+         "simulated_us": 1.0, "error_pct": -e, "counted": True}]} for t, e in ((1, 3.551), (2, 3.67))]
+
+    def kept(root, rig, trials, closed_form=False, cores=None, refit_stale=False):
+        return {"files": files, "fitted_on": [], "commands": [], "median_over_predicted_files_pct": 3.7,
+                "median_over_counted_files_pct": 3.7, "worst_counted_file_pct": 3.7}
+
+    monkeypatch.setattr(rigs_report, "baseline", kept)
+    monkeypatch.setattr(rigs_report, "key_figures", lambda out, trials: [])
+    rigs_report.write_report(tmp_path, [RIGS["A"]], 2)
+    section = (tmp_path / "README.md").read_text().split("## Rig A:")[1]
+    assert "Median over the predicted files, counted cases: **3.6%** (worst file 3.7%)" in section
