@@ -145,9 +145,12 @@ def _case_of(m: Measurement, ranks_per_node: int | None = None) -> Case | None:
     common = dict(file=m.source, line=m.line, tool=m.tool, ranks=m.ranks, ranks_per_node=rpn,
                   statistic=m.statistic, measured_us=m.value, measured_repetitions=m.repetitions)
     reps = m.repetitions
+    # osu's warm-up, when the file's suffix or a hopsim run gave it (file_placement.py).
+    warmup = {k: v for k, v in m.replay if k == "warmup"}
     if key in _PINGPONG and m.workload == "pingpong":
         return Case(workload="pingpong", bytes=m.size, **common,
-                    run={"sizes": [m.size], "iterations": min(reps or MAX_ITERATIONS, MAX_ITERATIONS)})
+                    run={"sizes": [m.size], "iterations": min(reps or MAX_ITERATIONS, MAX_ITERATIONS),
+                         **warmup})
     if (m.tool in ("imb", "hopsim") and m.workload in _IMB_CHAIN
             and m.statistic == _IMB_CHAIN[m.workload]):
         return Case(workload=m.workload, bytes=m.size, **common,
@@ -173,7 +176,7 @@ def _case_of(m: Measurement, ranks_per_node: int | None = None) -> Case | None:
         replay = dict(m.replay)
         return Case(workload="bandwidth", bytes=m.size, **common,
                     run={"sizes": [m.size], "iterations": min(reps or MAX_WINDOWS, MAX_WINDOWS),
-                         "window": replay.get("window", OSU_WINDOW)})
+                         "window": replay.get("window", OSU_WINDOW), **warmup})
     if key in _ROUNDTRIP and m.size is not None:
         run = {"request_bytes": m.size,
                "reply_bytes": m.reply_size if m.reply_size is not None else m.size,

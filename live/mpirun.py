@@ -86,6 +86,8 @@ def tool_arguments(tool: str, work, raw_dir: Path) -> list[str]:
             args += ["--sizes", ",".join(map(str, work.sizes))]
             if work.iterations:
                 args += ["--iterations", str(work.iterations)]
+            if work.warmup >= 0:
+                args += ["--warmup", str(work.warmup)]
             if work.repetitions:
                 args += ["--repetitions", str(work.repetitions)]
         else:
@@ -98,7 +100,12 @@ def tool_arguments(tool: str, work, raw_dir: Path) -> list[str]:
     if tool == "osu":
         args = ["-m", f"{min(work.sizes)}:{_max_size(work)}"]
         if work.kind == "bandwidth":  # osu_bw's -i (windows per size) and -W (its window)
-            args += ["-W", str(work.window)] + (["-i", str(work.iterations)] if work.iterations else [])
+            args += ["-W", str(work.window)]
+        # -i and -x set both the small and the large messages' counts (osu_util.c).
+        args += ["-i", str(work.iterations)] if work.iterations else []
+        # osu keeps its own warm-up under -i; hopsim's explicit iterations have none.
+        warmup = work.warmup if work.warmup >= 0 else 0 if work.iterations else None
+        args += ["-x", str(warmup)] if warmup is not None else []
         return args
     if tool == "imb":
         # -iter: at most N repetitions per size (IMB still caps them at 40 MiB / size and

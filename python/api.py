@@ -55,7 +55,8 @@ def simulate(platform, workload: str, ranks: int = 2, ranks_per_node: int = 1, s
     "sendrecv" (IMB Sendrecv). Ranks are placed by placement: "block" (default, Open
     MPI's --map-by slot: ranks_per_node consecutive ranks per node), "cyclic" (--map-by
     node), a rankfile or hostfile, or a list of node indices (hopsim.placement).
-    params: sizes, iterations (pingpong); sizes, iterations, window (bandwidth); sizes,
+    params: sizes, iterations, warmup (pingpong); sizes, iterations, warmup, window
+    (bandwidth); sizes,
     repetitions (exchange, pingping, sendrecv); request_bytes,
     reply_bytes, exchanges, destinations ("independent"/"shared"), overlay (family name
     or networkx graph), degree (roundtrip; seed="ray" with overlay="random" builds

@@ -92,6 +92,7 @@ BOUNDS: dict[str, Bound] = {
     "seed": Bound("int", 0, UINT64_MAX, "", "the engine's uint64 seed"),
     "sizes": Bound("int", 0, INT32_MAX, "bytes", "an MPI count of MPI_BYTE is a C int"),
     "iterations": Bound("int", 0, INT32_MAX, "", "osu_latency's and osu_bw's int loop counts (0: their defaults)"),
+    "warmup": Bound("int", 0, INT32_MAX, "", "osu_latency's and osu_bw's int warm-up count (-x)"),
     "repetitions": Bound("int", 0, INT32_MAX, "", "IMB's int repetitions (0: its table)"),
     "window": Bound("int", 1, 1000, "sends", "osu_bw keeps a window's requests in an array of MAX_REQ_NUM = 1000"),
     "request_bytes": Bound("int", 0, INT32_MAX, "bytes", "an MPI count of MPI_BYTE is a C int"),

@@ -33,9 +33,9 @@ OSU_BW_SIZES = TOOL_SIZES[1:]
 OSU_WINDOW = 64
 
 _PARAMS_OF_KIND = {
-    "pingpong": ("sizes", "iterations"),
+    "pingpong": ("sizes", "iterations", "warmup"),
     "exchange": ("sizes", "repetitions"),
-    "bandwidth": ("sizes", "iterations", "window"),
+    "bandwidth": ("sizes", "iterations", "warmup", "window"),
     "pingping": ("sizes", "repetitions"),
     "sendrecv": ("sizes", "repetitions"),
     "roundtrip": ("request_bytes", "reply_bytes", "exchanges", "destinations", "overlay",
@@ -52,7 +52,9 @@ class Workload:
 
     iterations / repetitions = 0 mean the real tool's own counts (osu_latency: 10000,
     1000 above 8192 bytes; osu_bw: 100 windows, 20 above 8192 bytes; IMB: its per-size
-    repetition table); degree = 0 means RayPlatform's choice for the overlay family.
+    repetition table); warmup = -1 means the tool's own warm-up (osu_latency: 100, 10
+    above 8192 bytes; osu_bw: 10, 2) with its own counts and none with explicit
+    iterations (osu's -x sets it whatever -i says); degree = 0 means RayPlatform's choice for the overlay family.
     """
 
     kind: str
@@ -63,6 +65,7 @@ class Workload:
     seed: int | str = 1  # or RAY_SEED
     sizes: tuple[int, ...] = ()
     iterations: int = 0
+    warmup: int = -1  # untimed round trips (windows) first, OSU's -x; -1: as iterations say
     repetitions: int = 0
     request_bytes: int = 4000
     reply_bytes: int = 4000
@@ -115,7 +118,7 @@ class Workload:
             "kind": self.kind, "ranks": self.ranks, "ranks_per_node": self.ranks_per_node,
             "placement": self.placement, "node_map": list(self.node_map),
             "seed": 1 if self.seed == RAY_SEED else self.seed, "sizes": list(self.sizes),
-            "iterations": self.iterations,
+            "iterations": self.iterations, "warmup": self.warmup,
             "repetitions": self.repetitions, "request_bytes": self.request_bytes,
             "reply_bytes": self.reply_bytes, "exchanges": self.exchanges,
             "destinations": self.destinations, "overlay": engine_family(self.overlay, self.seed),
@@ -203,6 +206,8 @@ def make_workload(kind, ranks, ranks_per_node=1, seed=1, placement=None, **param
     for name in ("iterations", "repetitions"):
         if name in params:
             fields[name] = _int(name, params[name], minimum=0)
+    if "warmup" in params:
+        fields["warmup"] = _int("warmup", params["warmup"], minimum=0)
     if "window" in params:
         fields["window"] = _int("window", params["window"], minimum=1)
     for name in ("request_bytes", "reply_bytes"):

@@ -12,7 +12,7 @@ TABLE_FAMILIES = "complete, debruijn, kautz, random, group"
 
 # The keyword parameters these flags set (None: not given, the workload's default).
 PARAMS = ("request_bytes", "reply_bytes", "exchanges", "destinations", "sizes", "iterations",
-          "repetitions", "window", "overlay", "degree", "algorithm")
+          "warmup", "repetitions", "window", "overlay", "degree", "algorithm")
 WORKLOADS = ("pingpong", "roundtrip", "exchange", "bandwidth", "pingping", "sendrecv",
              "alltoall", "allreduce", "allgather", "bcast", "reduce", "barrier")
 
@@ -57,6 +57,11 @@ def add(p, *, ranks_per_node_help: str, reception_default: str, families: str, s
                    help="pingpong: timed round trips per size (default: osu_latency's, 10000 "
                         "up to 8192 bytes and 1000 above); bandwidth: timed windows per "
                         "size (default: osu_bw's, 100 up to 8192 bytes and 20 above)")
+    p.add_argument("--warmup", type=int, metavar="N",
+                   help="pingpong/bandwidth: untimed round trips (windows) before each size's "
+                        "timed ones, osu_latency's and osu_bw's -x (default: theirs, 100 and "
+                        "10 up to 8192 bytes, 10 and 2 above, with their own counts; none with "
+                        "--iterations)")
     p.add_argument("--repetitions", type=int, metavar="N",
                    help="exchange/pingping/sendrecv and the collectives: repetitions per "
                         "size (default: IMB's, 1000 or 40 MiB / size, whichever is smaller; "

@@ -66,10 +66,10 @@ def messages(work: Workload) -> int:
     total = 0
     for size in work.sizes or (0,):
         if work.kind == "pingpong":
-            total += 2 * (work.iterations or (10000 if size <= 8192 else 1000))
+            total += 2 * ((work.iterations or (10000 if size <= 8192 else 1000)) + max(work.warmup, 0))
             continue
         if work.kind == "bandwidth":
-            total += (work.iterations or (100 if size <= 8192 else 20)) * (work.window + 1)
+            total += ((work.iterations or (100 if size <= 8192 else 20)) + max(work.warmup, 0)) * (work.window + 1)
             continue
         reps = work.repetitions or coll.imb_base_repetitions(size)
         if work.kind in COLLECTIVES:

@@ -149,7 +149,7 @@ WorkloadSpec workload_from(const py::dict& d)
 {
   reject_unknown(d,
                  {"kind", "ranks", "ranks_per_node", "placement", "node_map", "seed", "sizes", "iterations",
-                  "repetitions", "request_bytes", "reply_bytes", "exchanges", "destinations", "overlay", "degree",
+                  "warmup", "repetitions", "request_bytes", "reply_bytes", "exchanges", "destinations", "overlay", "degree",
                   "overlay_arcs", "window", "algorithm", "trace"},
                  "workload");
   WorkloadSpec w;
@@ -197,6 +197,7 @@ WorkloadSpec workload_from(const py::dict& d)
   take(d, "seed", w.seed);
   take(d, "sizes", w.sizes);
   take(d, "iterations", w.iterations);
+  take(d, "warmup", w.warmup);
   take(d, "repetitions", w.repetitions);
   take(d, "request_bytes", w.request_bytes);
   take(d, "reply_bytes", w.reply_bytes);

@@ -112,6 +112,7 @@ void validate(const PlatformSpec& p, const WorkloadSpec& w)
   }
   check_placement(p, w);
   require(w.iterations >= 0 && w.repetitions >= 0, "iterations and repetitions must be zero (default) or positive");
+  require(w.warmup >= -1, "warmup must be -1 (the tool's own) or zero or more");
   switch (w.kind) {
     case WorkloadKind::PingPong:
       require(w.ranks == 2, "pingpong runs on exactly 2 ranks");

@@ -105,6 +105,9 @@ struct WorkloadSpec {
   // pingpong, bandwidth and the IMB workloads
   std::vector<int64_t> sizes;
   int64_t iterations = 0;   // pingpong round trips, bandwidth windows per size; 0: the OSU tool's counts
+  // pingpong round trips, bandwidth windows untimed before each size's timed ones (OSU's
+  // -x); -1: the tool's own with its own counts, none with explicit iterations.
+  int64_t warmup = -1;
   int64_t repetitions = 0;  // exchange, pingping, sendrecv repetitions per size; 0: IMB's counts
   // roundtrip
   int64_t request_bytes = 4000;

@@ -15,9 +15,15 @@ int64_t Bandwidth::osu_skip(int64_t bytes) { return bytes > kOsuLargeMessage ? 2
 
 Bandwidth::Bandwidth(const WorkloadSpec& spec) : spec_(spec) {}
 
-// Explicit iterations replace the tool's counts and skip nothing, as pingpong's do.
+// Explicit iterations replace the tool's counts and skip nothing unless a warmup is
+// given, as pingpong's do.
 int64_t Bandwidth::timed(int64_t bytes) const { return spec_.iterations > 0 ? spec_.iterations : osu_iterations(bytes); }
-int64_t Bandwidth::skip(int64_t bytes) const { return spec_.iterations > 0 ? 0 : osu_skip(bytes); }
+int64_t Bandwidth::skip(int64_t bytes) const
+{
+  if (spec_.warmup >= 0)
+    return spec_.warmup;
+  return spec_.iterations > 0 ? 0 : osu_skip(bytes);
+}
 
 double Bandwidth::progress() const
 {

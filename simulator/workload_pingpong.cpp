@@ -12,6 +12,14 @@ int64_t PingPong::osu_warmup(int64_t bytes) { return bytes > kOsuLargeMessage ? 
 
 PingPong::PingPong(const WorkloadSpec& spec) : spec_(spec) {}
 
+int64_t PingPong::timed(int64_t bytes) const { return spec_.iterations > 0 ? spec_.iterations : osu_iterations(bytes); }
+int64_t PingPong::warmup(int64_t bytes) const
+{
+  if (spec_.warmup >= 0)
+    return spec_.warmup;
+  return spec_.iterations > 0 ? 0 : osu_warmup(bytes);
+}
+
 bool PingPong::wants_pass(int rank) { return rank == 0 && not waiting_ && size_index_ < spec_.sizes.size(); }
 
 double PingPong::progress() const
@@ -19,7 +27,7 @@ double PingPong::progress() const
   if (size_index_ >= spec_.sizes.size())
     return 1;
   int64_t bytes = spec_.sizes[size_index_];
-  int64_t all = spec_.iterations > 0 ? spec_.iterations : osu_warmup(bytes) + osu_iterations(bytes);
+  int64_t all = warmup(bytes) + timed(bytes);
   return (static_cast<double>(size_index_) + static_cast<double>(iteration_) / static_cast<double>(all)) /
          static_cast<double>(spec_.sizes.size());
 }
@@ -33,23 +41,20 @@ void PingPong::pass(Sim& sim, int rank, const Message* received, double t, std::
     return;
   }
   int64_t bytes = spec_.sizes[size_index_];
-  int64_t warmup = spec_.iterations > 0 ? 0 : osu_warmup(bytes);
-  int64_t timed = spec_.iterations > 0 ? spec_.iterations : osu_iterations(bytes);
   if (received != nullptr) {
     waiting_ = false;
     iteration_++;
-    if (iteration_ == warmup + timed) {
-      latency_us_.push_back((t - timed_from_) * 1e6 / (2.0 * static_cast<double>(timed)));
+    if (iteration_ == warmup(bytes) + timed(bytes)) {
+      latency_us_.push_back((t - timed_from_) * 1e6 / (2.0 * static_cast<double>(timed(bytes))));
       iteration_ = 0;
       if (++size_index_ == spec_.sizes.size()) {
         sim.finish();
         return;
       }
       bytes = spec_.sizes[size_index_];
-      warmup = spec_.iterations > 0 ? 0 : osu_warmup(bytes);
     }
   }
-  if (iteration_ == warmup)
+  if (iteration_ == warmup(bytes))
     timed_from_ = t;
   waiting_ = true;
   out.push_back(sim.create(0, 1, bytes, 0, iteration_));

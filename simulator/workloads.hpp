@@ -53,6 +53,8 @@ public:
   static int64_t osu_warmup(int64_t bytes);
 
 private:
+  int64_t timed(int64_t bytes) const;
+  int64_t warmup(int64_t bytes) const;
   WorkloadSpec spec_;
   size_t size_index_ = 0;
   int64_t iteration_ = 0;  // warm-up included

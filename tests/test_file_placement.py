@@ -149,3 +149,77 @@ def test_a_held_out_file_keeps_its_suffix(platform):
     case = next(c for c in pred.cases if (c.workload, c.ranks, c.bytes) == ("exchange", 4, 65536))
     assert case.ranks_per_node == 2
     assert case.simulated_us == pytest.approx(exchange_t_avg(platform, "cyclic"), abs=1e-9)
+
+
+# osu_latency 7.4 run with -i 1000 -x 100 (its .cmd), which its output does not print.
+OSU = DATA / "osu" / "osu_latency-7.4-tcp.txt"
+# osu_bw 7.4 with -i 20 -x 5.
+OSU_BW = DATA / "osu" / "osu_bw-7.4-tcp.txt"
+# A 4 MB bucket refilled at 12.5 bytes/us: a round trip of s bytes (s / 125 + 10 us each
+# way) takes 0.8 s - 250 tokens from each node's. The sizes 512..8192 B take 11447 per
+# round trip of each: 200 round trips per size (2.3 MB) leave 8 KiB on a full bucket,
+# the run's 1100 (12.6 MB) drain it.
+BUCKET = PLATFORM.replace("nic_message_us = 5.0\n",
+                          "bucket_gbps = 0.1\nbucket_burst_bytes = 4000000\n")
+
+
+def test_parse_reads_osu_loop_counts_alone_or_after_the_placement():
+    from hopsim.calibration.file_placement import FileArg, parse_arg
+
+    assert parse_arg("o.txt@iterations=50,warmup=5") == FileArg("o.txt", None, None, 50, 5)
+    assert parse_arg("o.txt@1,iterations=20,warmup=0") == FileArg("o.txt", 1, "block", 20, 0)
+    assert parse_arg("o.txt@2,cyclic,warmup=2,iterations=3") == FileArg("o.txt", 2, "cyclic", 3, 2)
+    assert split_arg("o.txt@1,iterations=20,warmup=0") == ("o.txt", 1, "block")
+
+
+@pytest.mark.parametrize("arg, message", [
+    ("o.txt@iterations=50", "give iterations=N and warmup=M together"),
+    ("o.txt@warmup=5", "give iterations=N and warmup=M together"),
+    ("o.txt@iters=5", "expected K[,block|cyclic] then iterations=N,warmup=M"),
+    ("o.txt@iterations=5,warmup=1,warmup=2", "got 'warmup=2'"),
+    ("o.txt@iterations=x,warmup=1", "iterations must be a whole number, got 'x'"),
+    ("o.txt@iterations=0,warmup=1", "iterations must be at least 1"),
+    ("o.txt@iterations=5,warmup=-1", "warmup: must be at least 0"),
+])
+def test_a_bad_count_is_one_line_naming_it(arg, message):
+    from hopsim.calibration.file_placement import parse_arg
+
+    with pytest.raises(InputError, match=message.replace("|", r"\|").replace("[", r"\[")):
+        parse_arg(arg)
+
+
+def test_counts_are_for_osu_files_only(platform):
+    with pytest.raises(InputError, match="iterations= and warmup= are osu_latency's and "
+                                         "osu_bw's -i and -x; this imb file records its own"):
+        read([f"{IMB2}@iterations=5,warmup=1"])
+
+
+def test_the_counts_replay_the_run_as_it_ran(tmp_path):
+    # On a token bucket the 1000 + 100 round trips of the run drain what 200 (validate's
+    # cap when the file says nothing) do not: the replay must run the run's own counts.
+    bucket = tmp_path / "bucket.toml"
+    bucket.write_text(BUCKET)
+    told = by_case(hopsim.calibration.validate.validate(
+        str(bucket), [f"{OSU}@iterations=1000,warmup=100"]), OSU)
+    untold = by_case(hopsim.calibration.validate.validate(str(bucket), [OSU]), OSU)
+    case = told[("pingpong", 2, 8192)]
+    assert case.run["iterations"] == 1000 and case.run["warmup"] == 100
+    assert untold[("pingpong", 2, 8192)].run["iterations"] == MAX_ITERATIONS
+    assert "warmup" not in untold[("pingpong", 2, 8192)].run
+    sizes = [s for (_, _, s) in told]
+    own = hopsim.simulate(str(bucket), "pingpong", ranks=2, sizes=sizes, iterations=1000,
+                          warmup=100).results["rows"]
+    assert case.simulated_us == pytest.approx(
+        next(r["latency_us"] for r in own if r["bytes"] == 8192), rel=1e-12)
+    # The drained bucket: the told replay's 8 KiB round trips are slower.
+    assert untold[("pingpong", 2, 8192)].simulated_us == pytest.approx(10 + 8192 / 125, rel=1e-6)
+    assert case.simulated_us > 3 * untold[("pingpong", 2, 8192)].simulated_us
+
+
+def test_osu_bw_takes_its_counts_too(tmp_path):
+    bucket = tmp_path / "bucket.toml"
+    bucket.write_text(BUCKET)
+    told = by_case(hopsim.calibration.validate.validate(
+        str(bucket), [f"{OSU_BW}@iterations=20,warmup=5"]), OSU_BW)
+    case = told[("bandwidth", 2, 65536)]
+    assert case.run["iterations"] == 20 and case.run["warmup"] == 5

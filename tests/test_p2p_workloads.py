@@ -337,3 +337,36 @@ def test_a_tool_path_must_be_an_executable_file(tmp_path):
         _find_tool("osu", str(script), "pingpong")
     script.chmod(0o755)
     assert _find_tool("osu", str(script), "pingpong") == str(script.resolve())
+
+
+def test_live_runs_pass_the_loop_counts_each_tool_takes():
+    # osu's -i and -x set the small and the large messages' counts alike (osu_util.c);
+    # under -i alone osu keeps its own warm-up, which hopsim's explicit iterations do not
+    # have: -x 0 then. hopbench takes --warmup.
+    from hopsim import make_workload
+    from hopsim.live import mpirun
+
+    def args(tool, kind, **params):
+        return mpirun.tool_arguments(tool, make_workload(kind, 2, sizes=[0, 16384], **params), None)
+
+    assert args("osu", "pingpong", iterations=50, warmup=5)[-4:] == ["-i", "50", "-x", "5"]
+    assert args("osu", "pingpong", iterations=50)[-4:] == ["-i", "50", "-x", "0"]
+    assert "-i" not in args("osu", "pingpong") and "-x" not in args("osu", "pingpong")
+    assert args("osu", "bandwidth", iterations=20, warmup=2)[-6:] == ["-W", "64", "-i", "20", "-x", "2"]
+    assert args("hopbench", "pingpong", iterations=50, warmup=5)[-4:] == [
+        "--iterations", "50", "--warmup", "5"]
+    assert "--warmup" not in args("hopbench", "pingpong", iterations=50)
+
+
+def test_a_hopsim_run_with_a_warmup_is_replayed_with_it(tmp_path):
+    plat = Platform(name="b", nodes=2, cores=2, latency_us=10, bandwidth_gbps=1, bucket_gbps=0.1,
+                    bucket_burst_bytes=100000)
+    run = hopsim.simulate(plat, "pingpong", ranks=2, sizes=[16384], iterations=2, warmup=20)
+    f = tmp_path / "run.json"
+    f.write_text(run.to_json())
+    (m,) = [m for m in parse_file(str(f)) if m.statistic == "latency_us"]
+    assert dict(m.replay)["warmup"] == 20
+    case = validate(plat, [str(f)]).cases[0]
+    assert case.simulated_us == pytest.approx(run.results["rows"][0]["latency_us"], rel=1e-12)
+    cold = hopsim.simulate(plat, "pingpong", ranks=2, sizes=[16384], iterations=2)
+    assert case.simulated_us > 1.5 * cold.results["rows"][0]["latency_us"]

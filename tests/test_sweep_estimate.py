@@ -22,6 +22,8 @@ HOPSIM = [sys.executable, "-m", "hopsim"]
     ("roundtrip", dict(ranks=64, exchanges=10, overlay="debruijn", degree=2), 7680),
     # osu_latency's own counts: 10000 at 0 bytes, 1000 at 16 KiB, 2 messages each
     ("pingpong", dict(ranks=2, sizes=[0, 16384]), 2 * 10000 + 2 * 1000),
+    # osu's -i 50 -x 5: 55 round trips per size
+    ("pingpong", dict(ranks=2, sizes=[0, 16384], iterations=50, warmup=5), 2 * 2 * 55),
     # osu_bw: 100 windows of 64 sends and an acknowledgement at 1 KiB
     ("bandwidth", dict(ranks=2, sizes=[1024]), 100 * 65),
     ("exchange", dict(ranks=4, sizes=[1, 2], repetitions=10), 2 * 4 * 10 * 2),
@@ -41,6 +43,8 @@ def test_message_counts_by_hand(kind, params, expected):
     ("roundtrip", dict(ranks=8, exchanges=5)),
     ("pingpong", dict(ranks=2, sizes=[0, 1024], iterations=100)),
     ("bandwidth", dict(ranks=2, sizes=[1024], iterations=10)),
+    ("pingpong", dict(ranks=2, sizes=[0, 1024], iterations=100, warmup=7)),
+    ("bandwidth", dict(ranks=2, sizes=[1024], iterations=10, warmup=3)),
     ("exchange", dict(ranks=2, sizes=[1024], repetitions=10)),
     ("pingping", dict(ranks=2, sizes=[1024], repetitions=10)),
     ("sendrecv", dict(ranks=4, sizes=[1024], repetitions=10)),

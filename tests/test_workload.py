@@ -58,6 +58,8 @@ def test_tool_defaults():
     ("pingpong", 2, 1, {"sizes": [0, -4]}, "sizes: must be at least 0"),
     ("pingpong", 2, 1, {"sizes": "1024"}, "sizes: must be a list"),
     ("pingpong", 2, 1, {"iterations": -1}, "iterations: must be at least 0"),
+    ("pingpong", 2, 1, {"warmup": -1}, "warmup: must be at least 0"),
+    ("roundtrip", 2, 1, {"warmup": 5}, "warmup: does not apply to the roundtrip workload"),
     ("exchange", 4, 1, {"repetitions": -1}, "repetitions: must be at least 0"),
 ])
 def test_bad_parameters_are_named(kind, ranks, rpn, params, fragment):

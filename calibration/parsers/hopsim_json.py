@@ -73,6 +73,10 @@ def parse(lines: list[str], source: str) -> list[Measurement]:
                     # A bandwidth row says its window and timed windows.
                     replay = (("window", int(row["window"])),) if "window" in row else ()
                     replay += placed
+                    # Its warm-up, when the run set one (osu's -x).
+                    warmup = (doc.get("parameters") or {}).get("warmup")
+                    if isinstance(warmup, int) and warmup >= 0:
+                        replay += (("warmup", warmup),)
                     # A collective run with a forced algorithm replays with it.
                     forced = (doc.get("parameters") or {}).get("algorithm")
                     if forced:

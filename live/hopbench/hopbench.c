@@ -1,6 +1,6 @@
 /* hopbench: the three workloads of hopsim as a real MPI program (docs/live.md).
  *
- *   hopbench pingpong  [--sizes 0,1,..] [--iterations N]
+ *   hopbench pingpong  [--sizes 0,1,..] [--iterations N] [--warmup N]
  *   hopbench exchange  [--sizes 0,1,..] [--repetitions N]
  *   hopbench roundtrip [--request-bytes B] [--reply-bytes B] [--exchanges N]
  *                      [--destinations independent|shared] [--seed S]
@@ -34,6 +34,7 @@ struct options {
   int64_t *sizes;
   int nsizes;
   int64_t iterations, repetitions;
+  int64_t warmup; /* -1: osu_latency's with its counts, none with --iterations */
   int64_t request_bytes, reply_bytes, exchanges;
   int shared_destinations, round_robin;
   uint64_t seed;
@@ -84,6 +85,7 @@ static void parse(struct options *o, int argc, char **argv)
   o->request_bytes = o->reply_bytes = 4000;
   o->exchanges = 1000;
   o->seed = 1;
+  o->warmup = -1;
   if (argc < 2)
     usage_error("%s", "usage: hopbench {pingpong|exchange|roundtrip} [options]");
   o->workload = argv[1];
@@ -99,6 +101,8 @@ static void parse(struct options *o, int argc, char **argv)
       parse_sizes(o, v);
     else if (!strcmp(flag, "--iterations"))
       o->iterations = parse_int(v, flag, 0);
+    else if (!strcmp(flag, "--warmup"))
+      o->warmup = parse_int(v, flag, 0);
     else if (!strcmp(flag, "--repetitions"))
       o->repetitions = parse_int(v, flag, 0);
     else if (!strcmp(flag, "--request-bytes"))
@@ -160,7 +164,7 @@ static int64_t run_pingpong(const struct options *o)
   char *sbuf = buffer(big), *rbuf = buffer(big);
   for (int k = 0; k < o->nsizes; k++) {
     int64_t bytes = o->sizes[k];
-    int64_t warmup = o->iterations > 0 ? 0 : (bytes > 8192 ? 10 : 100);
+    int64_t warmup = o->warmup >= 0 ? o->warmup : o->iterations > 0 ? 0 : (bytes > 8192 ? 10 : 100);
     int64_t timed = o->iterations > 0 ? o->iterations : (bytes > 8192 ? 1000 : 10000);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = 0;

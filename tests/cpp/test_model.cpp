@@ -85,6 +85,33 @@ TEST(TokenBucket, IsolatedMessageRidesTheBurst)
   EXPECT_NEAR(fields(r, "latency_us")[0], 90, 1e-9) << r;
 }
 
+TEST(TokenBucket, WarmupRoundTripsDrainTheBucketBeforeTheTimedOnes)
+{
+  // OSU's -x: untimed round trips first. b = 12000: one 10000-byte message rides the
+  // burst (90 us, 8000 tokens), but each round trip returns 25 * 180 = 4500 of them: the
+  // bucket falls until messages leave partly at r. With no warm-up the one timed round
+  // trip starts on a full bucket (90 us, as above); after 20 warm-ups it does not.
+  PlatformSpec p = base();
+  p.bucket_gbps = 0.2;
+  p.bucket_burst_bytes = 12000;
+  WorkloadSpec w;
+  w.kind = WorkloadKind::PingPong;
+  w.ranks = 2;
+  w.sizes = {10000};
+  w.iterations = 1;
+  std::string cold = simulate(p, w);
+  EXPECT_NEAR(fields(cold, "latency_us")[0], 90, 1e-9) << cold;
+  w.warmup = 0;
+  EXPECT_EQ(fields(simulate(p, w), "latency_us"), fields(cold, "latency_us"));
+  w.warmup = 20;
+  std::string warm = simulate(p, w);
+  EXPECT_GT(fields(warm, "latency_us")[0], 100) << warm;
+  // The warm-up is not timed: 21 round trips, the last one's time alone.
+  w.warmup = 0;
+  w.iterations = 21;
+  EXPECT_LT(fields(simulate(p, w), "latency_us")[0], fields(warm, "latency_us")[0]);
+}
+
 TEST(TokenBucket, MessageLargerThanTheBurstFinishesAtTheSustainedRate)
 {
   PlatformSpec p = base();
