@@ -78,10 +78,15 @@ def files_of(out: Path, hosts: int, trials: int) -> list[tuple[object, Path]]:
 
 def fit_arg(case, path: Path) -> str:
     """A file as calibrate takes it: with its placement (FILE@K[,cyclic]) when it ran
-    several ranks per host, which an IMB output does not say."""
-    if case.per_host == 1:
-        return str(path)
-    return f"{path}@{case.per_host}" + (",cyclic" if case.placement == "cyclic" else "")
+    several ranks per host, which an IMB output does not say, and an osu run's -i and -x
+    (FILE@iterations=N,warmup=M), which its output does not print."""
+    suffix = []
+    if case.per_host != 1:
+        suffix += [str(case.per_host)] + (["cyclic"] if case.placement == "cyclic" else [])
+    if case.fmt == "osu" and "-i" in case.args:
+        flag = dict(zip(case.args[::2], case.args[1::2]))
+        suffix += [f"iterations={flag['-i']}", f"warmup={flag['-x']}"]
+    return f"{path}@{','.join(suffix)}" if suffix else str(path)
 
 
 def _calibrate(fit: Path, files: list, base: Path, closed_form: bool = False,
