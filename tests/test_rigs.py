@@ -635,3 +635,20 @@ def test_a_kept_report_shows_its_median_from_the_per_case_errors(tmp_path, monke
     rigs_report.write_report(tmp_path, [RIGS["A"]], 2)
     section = (tmp_path / "README.md").read_text().split("## Rig A:")[1]
     assert "Median over the predicted files, counted cases: **3.6%** (worst file 3.7%)" in section
+
+
+def test_calibrate_gets_each_files_placement_and_an_osu_runs_loop_counts():
+    # The rigs ran osu_latency -i 50 -x 5 and osu_bw -i 20 -x 2, which their outputs do
+    # not print; IMB prints its repetitions and latency_checker takes -exchanges.
+    from hopsim.calibration.rigs_report import fit_arg
+    from hopsim.calibration.file_placement import parse_arg
+
+    by = {(c.tool, c.hosts, c.per_host, c.placement): c for c in rigs.CASES}
+    path = Path("x.txt")
+    assert fit_arg(by["osu_latency", 2, 1, "block"], path) == "x.txt@iterations=50,warmup=5"
+    assert fit_arg(by["osu_bw", 2, 1, "block"], path) == "x.txt@iterations=20,warmup=2"
+    assert fit_arg(by["imb-exchange", 2, 2, "cyclic"], path) == "x.txt@2,cyclic"
+    assert fit_arg(by["imb-exchange", 2, 1, "block"], path) == "x.txt"
+    assert fit_arg(by["latency_checker", 2, 1, "block"], path) == "x.txt"
+    osu2 = rigs.Case("osu_latency", "osu", "osu_latency", 2, 2, "cyclic", ("-i", "7", "-x", "1"))
+    assert parse_arg(fit_arg(osu2, path)) == parse_arg("x.txt@2,cyclic,iterations=7,warmup=1")
