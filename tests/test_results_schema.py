@@ -27,8 +27,13 @@ def test_pingpong_schema():
     r = hopsim.simulate("two-nodes", "pingpong", ranks=2, sizes=[0, 1024], iterations=5)
     doc = json.loads(r.to_json())
     check_top(doc, "pingpong", 2)
-    assert doc["parameters"] == {"sizes": [0, 1024], "iterations": 5, "reception": "any-source",
-                                   "transport": "flow", "placement": "block"}
+    # warmup -1: osu's own warm-up with its own counts, none with explicit iterations.
+    assert doc["parameters"] == {"sizes": [0, 1024], "iterations": 5, "warmup": -1,
+                                 "reception": "any-source", "transport": "flow",
+                                 "placement": "block"}
+    warm = hopsim.simulate("two-nodes", "pingpong", ranks=2, sizes=[0], iterations=5, warmup=3)
+    assert json.loads(warm.to_json())["parameters"]["warmup"] == 3
+    assert warm.messages == 2 * (5 + 3)
     assert list(doc["results"]) == ["rows"]
     assert [set(row) for row in doc["results"]["rows"]] == \
         [{"bytes", "latency_us", "bandwidth_mbytes_per_sec"}] * 2

@@ -28,7 +28,8 @@ PlatformSpec base()
   return p;
 }
 
-std::string pingpong(const PlatformSpec& p, std::vector<int64_t> sizes, int64_t iterations, int ranks_per_node = 1)
+std::string pingpong(const PlatformSpec& p, std::vector<int64_t> sizes, int64_t iterations, int ranks_per_node = 1,
+                     int64_t warmup = -1)
 {
   WorkloadSpec w;
   w.kind = WorkloadKind::PingPong;
@@ -36,6 +37,7 @@ std::string pingpong(const PlatformSpec& p, std::vector<int64_t> sizes, int64_t 
   w.ranks_per_node = ranks_per_node;
   w.sizes = std::move(sizes);
   w.iterations = iterations;
+  w.warmup = warmup;
   return simulate(p, w);
 }
 
@@ -94,22 +96,13 @@ TEST(TokenBucket, WarmupRoundTripsDrainTheBucketBeforeTheTimedOnes)
   PlatformSpec p = base();
   p.bucket_gbps = 0.2;
   p.bucket_burst_bytes = 12000;
-  WorkloadSpec w;
-  w.kind = WorkloadKind::PingPong;
-  w.ranks = 2;
-  w.sizes = {10000};
-  w.iterations = 1;
-  std::string cold = simulate(p, w);
+  std::string cold = pingpong(p, {10000}, 1);
   EXPECT_NEAR(fields(cold, "latency_us")[0], 90, 1e-9) << cold;
-  w.warmup = 0;
-  EXPECT_EQ(fields(simulate(p, w), "latency_us"), fields(cold, "latency_us"));
-  w.warmup = 20;
-  std::string warm = simulate(p, w);
+  EXPECT_EQ(fields(pingpong(p, {10000}, 1, 1, 0), "latency_us"), fields(cold, "latency_us"));
+  std::string warm = pingpong(p, {10000}, 1, 1, 20);
   EXPECT_GT(fields(warm, "latency_us")[0], 100) << warm;
   // The warm-up is not timed: 21 round trips, the last one's time alone.
-  w.warmup = 0;
-  w.iterations = 21;
-  EXPECT_LT(fields(simulate(p, w), "latency_us")[0], fields(warm, "latency_us")[0]);
+  EXPECT_LT(fields(pingpong(p, {10000}, 21, 1, 0), "latency_us")[0], fields(warm, "latency_us")[0]);
 }
 
 TEST(TokenBucket, MessageLargerThanTheBurstFinishesAtTheSustainedRate)
