@@ -1,6 +1,7 @@
 """Issue 16's verdict per rig, from the counted per-case errors unrounded
-(calibration/rigs_report.targets): rig L's worst file is 14.98%, within the target, where
-its fit before its refit left it at 15.01%; the rounded tables show 15.0% for both."""
+(calibration/rigs_report.targets): rig L's worst file was 14.98%, within the target, where
+its fit before left it at 15.01%, both shown as 15.0% by the rounded tables; its refit
+with the osu runs' loop counts (2026-12-01) leaves it at 14.79%."""
 import json
 from pathlib import Path
 
@@ -37,8 +38,8 @@ def test_no_counted_case_is_no_verdict():
     assert targets({"files": [_file(uncounted=(5.0,))]}) is None
 
 
-def test_rig_l_on_the_bound():
+def test_rig_l_near_the_bound():
     result = json.loads((RIGS / "L" / "baseline.json").read_text())
     median, worst, verdict = targets(result)
-    assert round(worst, 2) == 14.98 and verdict == "both"
-    assert result["worst_counted_file_pct"] == 15.0
+    assert round(worst, 2) == 14.79 and round(median, 2) == 7.01 and verdict == "both"
+    assert result["worst_counted_file_pct"] == 14.8
