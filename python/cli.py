@@ -268,22 +268,44 @@ def main(argv: list[str] | None = None) -> int:
         _drop_stdout()
         return 0
     except KeyboardInterrupt:
-        # A second ^C or a hangup while the first is reported would escape here, and the
-        # interpreter would then die by SIGINT (status -2) instead of returning 130.
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(sig, signal.SIG_IGN)
-        _drop_stdout()  # what was buffered for a terminal is not flushed after "interrupted"
-        forget_handled_interrupt()
-        sys.stderr.write("hopsim: interrupted\n")
-        return 130
+        return _interrupted()
     except OSError as e:
+        if _caused_by_interrupt(e):
+            return _interrupted()
         # Inputs raise InputError; what is left is the system refusing our own output
         # (stdout on a full disk or /dev/full has no file name) or a file we touch.
         _drop_stdout()
         where = f"{e.filename}: " if e.filename else "cannot write the output: "
         sys.stderr.write(f"hopsim: error: {where}{e.strerror or e}\n")
         return EXIT_INPUT
+    except Exception as e:
+        # Python 3.11 wraps what a class body's __set_name__ raises in a RuntimeError: a ^C
+        # landing in the first import of matplotlib arrives as one (a CI run saw it).
+        if _caused_by_interrupt(e):
+            return _interrupted()
+        raise
     return status or 0
+
+
+def _caused_by_interrupt(e: BaseException) -> bool:
+    seen = set()
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return False
+
+
+def _interrupted() -> int:
+    # A second ^C or a hangup while the first is reported would escape here, and the
+    # interpreter would then die by SIGINT (status -2) instead of returning 130.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    _drop_stdout()  # what was buffered for a terminal is not flushed after "interrupted"
+    forget_handled_interrupt()
+    sys.stderr.write("hopsim: interrupted\n")
+    return 130
 
 
 def _reopen_closed_std() -> list[str]:

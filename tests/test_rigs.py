@@ -256,8 +256,14 @@ def test_the_code_digest_follows_the_fit_making_sources_only(tmp_path):
     (tmp_path / "calibration" / "structure.py").write_text("a = 2\n")
     assert code_digest(tmp_path) != first
     (tmp_path / "calibration" / "structure.py").write_text("a = 1\n")
+    (tmp_path / "python" / "cli.py").write_text("def main(): return 130\n")
+    assert code_digest(tmp_path) == first                                  # the front end
+    (tmp_path / "python" / "placement.py").write_text("cyclic = 1\n")
+    assert code_digest(tmp_path) != first
+    (tmp_path / "python" / "placement.py").unlink()
     (tmp_path / "calibration" / "structure.py").rename(tmp_path / "calibration" / "decide.py")
     assert code_digest(tmp_path) != first                                  # a path is part of it
+    (tmp_path / "python" / "cli.py").unlink()
     (tmp_path / "python").rmdir()
     assert code_digest(tmp_path) is None                                   # an installed copy
 
