@@ -213,3 +213,19 @@ def test_an_error_not_caused_by_ctrl_c_is_not_reported_as_one(monkeypatch, signa
     monkeypatch.setattr(cli, "build_parser", build_parser)
     with pytest.raises(RuntimeError, match="a bug of ours"):
         cli.main(["topology"])
+
+
+def test_a_clean_up_failing_after_ctrl_c_is_still_an_interrupt(monkeypatch, capsys,
+                                                               signal_handlers):
+    # A clean-up that fails while a ^C unwinds (removing a half-written file) raises an
+    # OSError whose context is the interrupt: the user pressed ^C, not a disk error.
+    from hopsim import cli
+
+    def build_parser(argv):
+        try:
+            raise KeyboardInterrupt
+        finally:
+            raise FileNotFoundError(2, "No such file or directory", "out/results.json")
+    monkeypatch.setattr(cli, "build_parser", build_parser)
+    assert cli.main(["topology"]) == 130
+    assert capsys.readouterr().err == "hopsim: interrupted\n"
