@@ -270,9 +270,9 @@ def mpirun_command(case: Case, cluster_args: list[str], hostfile: str, binary: s
     return cmd
 
 
-def find_binaries(tools_dir: Path) -> dict[str, str]:
+def find_binaries(tools_dir: Path, cases=CASES) -> dict[str, str]:
     found = {}
-    for name in sorted({c.binary for c in CASES}):
+    for name in sorted({c.binary for c in cases}):
         path = tools_dir / name
         if path.is_file() and os.access(path, os.X_OK):
             found[name] = str(path.resolve())
@@ -362,14 +362,15 @@ def run_case(case: Case, trial: int, cluster, binaries, out: Path, timeout: floa
 
 
 def measure(rig: Rig, out: Path, binaries, trials: int, timeout: float, log=sys.stderr,
-            only: str = "*") -> list[dict]:
-    """only: a glob on the file names (trial part included): the cases to run when missing."""
+            only: str = "*", cases=CASES) -> list[dict]:
+    """only: a glob on the file names (trial part included): the cases to run when missing;
+    cases: which (rigs_collectives measures its own into another folder)."""
     from ..live.cluster import EmulatedCluster
 
     out.mkdir(parents=True, exist_ok=True)
     runs_path = out / "runs.json"
     runs = json.loads(runs_path.read_text()) if runs_path.is_file() else []
-    todo = [(t, c) for t in range(1, trials + 1) for c in CASES
+    todo = [(t, c) for t in range(1, trials + 1) for c in cases
             if not (out / c.file(t)).is_file() and fnmatch.fnmatch(c.file(t), only)]
     if not todo:
         return runs
