@@ -57,17 +57,22 @@ def _inputs(paths: list[Path]) -> str:
     return h.hexdigest()
 
 
+VARIANTS = (("", "baseline-fit.toml"), ("_queue", "baseline-fit-queue.toml"))
+
+
 def predict(rig: str, rig_dir: Path, fit_dir: Path, trials: int, cores: int) -> dict:
-    """Every collective file of the rig against the fit's prediction (kept in
-    rig_dir/predicted.json until a file, the fit or the code changes)."""
-    fit = fit_dir / "baseline-fit.toml"
-    if not fit.is_file():
-        raise InputError(f"{fit}: no kept fit for rig {rig} (python -m hopsim.calibration.rigs --baseline)")
+    """Every collective file of the rig against the fit's prediction, and against the same
+    fit on the `queue` transport (the rigs report writes it beside the fit); kept in
+    rig_dir/predicted.json until a file, a fit or the code changes."""
+    fits = {suffix: fit_dir / name for suffix, name in VARIANTS}
+    for fit in fits.values():
+        if not fit.is_file():
+            raise InputError(f"{fit}: no kept fit for rig {rig} (python -m hopsim.calibration.rigs --baseline)")
     files = files_of(rig_dir, trials)
     if not files:
         raise InputError(f"{rig_dir}: no collective files measured")
     pingpongs = sorted(fit_dir.glob("imb-pingpong-2x1-block-t*.txt"))
-    made_from = _inputs([f for _, f in files] + [fit] + pingpongs)
+    made_from = _inputs([f for _, f in files] + list(fits.values()) + pingpongs)
     done = rig_dir / "predicted.json"
     if done.is_file():
         kept = json.loads(done.read_text())
@@ -79,31 +84,38 @@ def predict(rig: str, rig_dir: Path, fit_dir: Path, trials: int, cores: int) -> 
         group = [(c, f) for c, f in files if (c.hosts, c.per_host, c.placement) == (hosts, per_host, placement)]
         if not group:
             continue
-        cmd = _hopsim("validate", "--platform", fit, "--nodes", hosts, "--ranks-per-node", per_host,
-                      "--placement", placement, *[f for _, f in group], "--json")
-        report = json.loads(_run(cmd).stdout)
-        commands.append(_show(cmd))
+        reports = {}
+        for suffix, fit in fits.items():
+            cmd = _hopsim("validate", "--platform", fit, "--nodes", hosts, "--ranks-per-node", per_host,
+                          "--placement", placement, *[f for _, f in group], "--json")
+            reports[suffix] = json.loads(_run(cmd).stdout)
+            commands.append(_show(cmd))
         for case, f in group:
-            mine = [c for c in report["cases"] if Path(c["file"]).name == f.name and c["bytes"] > 0]
-            count = counted_flags(mine, cores, n_half)
-            counted = [abs(c["error_pct"]) for c, n in zip(mine, count) if n]
-            at = {c["bytes"]: c["error_pct"] for c in mine}
-            rows.append({"file": f.name, "collective": case.tool[4:], "hosts": hosts, "per_host": per_host,
-                         "placement": placement, "cases": len(mine), "counted": sum(count),
-                         "median_abs_error_pct_counted": _exact_median(counted),
-                         "median_abs_error_pct_from_64KiB": _exact_median(
-                             [abs(c["error_pct"]) for c in mine if c["bytes"] >= LARGE]),
-                         "median_abs_error_pct": _exact_median([abs(c["error_pct"]) for c in mine]),
-                         "max_abs_error_pct_counted": _max(counted),
-                         "signed_error_pct_at": {str(s): round(at[s], 1) for s in SIGNED_AT if s in at},
-                         "per_case": [{**{k: c[k] for k in ("workload", "ranks", "bytes", "measured_us",
-                                                            "simulated_us", "error_pct")}, "counted": n}
-                                      for c, n in zip(mine, count)]})
+            row = {"file": f.name, "collective": case.tool[4:], "hosts": hosts, "per_host": per_host,
+                   "placement": placement}
+            for suffix, report in reports.items():
+                mine = [c for c in report["cases"] if Path(c["file"]).name == f.name and c["bytes"] > 0]
+                count = counted_flags(mine, cores, n_half)
+                counted = [abs(c["error_pct"]) for c, n in zip(mine, count) if n]
+                row[f"median_abs_error_pct_counted{suffix}"] = _exact_median(counted)
+                if suffix:
+                    continue
+                at = {c["bytes"]: c["error_pct"] for c in mine}
+                row.update({"cases": len(mine), "counted": sum(count),
+                            "median_abs_error_pct_from_64KiB": _exact_median(
+                                [abs(c["error_pct"]) for c in mine if c["bytes"] >= LARGE]),
+                            "median_abs_error_pct": _exact_median([abs(c["error_pct"]) for c in mine]),
+                            "max_abs_error_pct_counted": _max(counted),
+                            "signed_error_pct_at": {str(s): round(at[s], 1) for s in SIGNED_AT if s in at},
+                            "per_case": [{**{k: c[k] for k in ("workload", "ranks", "bytes", "measured_us",
+                                                               "simulated_us", "error_pct")}, "counted": n}
+                                         for c, n in zip(mine, count)]})
+            rows.append(row)
     floors = noise_floor([{**r, "per_case": [c for c in r["per_case"] if c["counted"]]} for r in rows])
     for r in rows:
         r["noise_floor_counted_pct"] = floors[r["file"]]
     stamp = fit_dir / "baseline-fit.sha256"
-    result = {"rig": rig, "fit": str(fit), "fit_code": fit_code(stamp), "code": code_digest(),
+    result = {"rig": rig, "fit": str(fits[""]), "fit_code": fit_code(stamp), "code": code_digest(),
               "machine_cores": cores, "half_length_bytes": None if n_half is None else round(n_half),
               "commands": commands, "files": rows, "inputs_sha256": made_from}
     done.write_text(json.dumps(result, indent=1) + "\n")
@@ -114,12 +126,14 @@ def _pct(x) -> str:
     return "-" if x is None else f"{_rounded(x):.1f}"
 
 
-def summary(result: dict) -> dict[str, tuple]:
-    """{collective (or 'all'): (median over files, worst file)}, counted cases."""
+def summary(result: dict, suffix: str = "") -> dict[str, tuple]:
+    """{collective (or 'all'): (median over files, worst file)}, counted cases; suffix
+    "_queue": on the queue transport."""
     out = {}
+    key = f"median_abs_error_pct_counted{suffix}"
     for kind in [c.lower() for c in COLLECTIVES] + ["all"]:
-        vals = [r["median_abs_error_pct_counted"] for r in result["files"]
-                if kind in ("all", r["collective"]) and r["median_abs_error_pct_counted"] is not None]
+        vals = [r[key] for r in result["files"]
+                if kind in ("all", r["collective"]) and r.get(key) is not None]
         if vals:
             out[kind] = (statistics.median(vals), max(vals))
     return out
@@ -135,13 +149,15 @@ def rig_section(result: dict, why: str) -> list[str]:
              f"{(result['fit_code'] or 'unrecorded')[:12]}{', today' if today else ', not today'}'s); "
              f"n½ of its 2-host ping-pong {result['half_length_bytes']} B.", "",
              "| file | cases (counted) | median abs error %, counted | from 64 KiB | all | worst counted % "
-             "| noise floor %, counted | error % at 1 KiB, 64 KiB, 1 MiB |", "|---|---|---|---|---|---|---|---|"]
+             "| noise floor %, counted | error % at 1 KiB, 64 KiB, 1 MiB | `queue`, counted |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in result["files"]:
         signed = ", ".join(f"{r['signed_error_pct_at'][str(s)]:+.0f}" if str(s) in r["signed_error_pct_at"]
                            else "-" for s in SIGNED_AT)
         lines.append(f"| {r['file']} | {r['cases']} ({r['counted']}) | {_pct(r['median_abs_error_pct_counted'])} "
                      f"| {_pct(r['median_abs_error_pct_from_64KiB'])} | {_pct(r['median_abs_error_pct'])} "
-                     f"| {_pct(r['max_abs_error_pct_counted'])} | {_pct(r['noise_floor_counted_pct'])} | {signed} |")
+                     f"| {_pct(r['max_abs_error_pct_counted'])} | {_pct(r['noise_floor_counted_pct'])} | {signed} "
+                     f"| {_pct(r.get('median_abs_error_pct_counted_queue'))} |")
     groups: dict[tuple, list] = {}
     for r in result["files"]:
         groups.setdefault((r["collective"], r["hosts"], r["per_host"], r["placement"]), []).append(r)
@@ -170,10 +186,12 @@ def write_report(out: Path, results: list[dict]) -> str:
     kinds = [c.lower() for c in COLLECTIVES]
     lines = [MARKER, "", "Counted cases; per rig and collective, the median over its files of each file's "
              "median absolute error (worst file):", "",
-             "| rig | " + " | ".join(COLLECTIVES) + " | all files |", "|---" * (len(kinds) + 2) + "|"]
+             "| rig | " + " | ".join(COLLECTIVES) + " | all files | all files, `queue` |",
+             "|---" * (len(kinds) + 3) + "|"]
     for r in results:
-        s = summary(r)
+        s, q = summary(r), summary(r, "_queue")
         cells = [f"{_pct(s[k][0])} ({_pct(s[k][1])})" if k in s else "-" for k in kinds + ["all"]]
+        cells.append(f"{_pct(q['all'][0])} ({_pct(q['all'][1])})" if "all" in q else "-")
         lines.append(f"| {r['rig']} | " + " | ".join(cells) + " |")
     lines.append("")
     for r in results:
@@ -198,6 +216,8 @@ def main(argv=None) -> int:
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=300, metavar="S", help="per run (default 300)")
     ap.add_argument("--no-measure", action="store_true", help="only predict and write OUT/README.md")
+    ap.add_argument("--no-predict", action="store_true",
+                    help="only measure (predicting loads the machine the next rig is measured on)")
     ap.add_argument("--cores", type=int, default=os.cpu_count(), metavar="N",
                     help="the measuring machine's cores (default: this machine's)")
     args = ap.parse_args(argv)
@@ -213,8 +233,9 @@ def main(argv=None) -> int:
             binaries = find_binaries(Path(args.tools), CASES)
             for name in names:
                 measure(RIGS[name], args.out / name, binaries, args.trials, args.timeout, cases=CASES)
-        results = [predict(n, args.out / n, args.fits / n, args.trials, args.cores) for n in names]
-        write_report(args.out, results)
+        if not args.no_predict:
+            results = [predict(n, args.out / n, args.fits / n, args.trials, args.cores) for n in names]
+            write_report(args.out, results)
     except InputError as e:
         sys.stderr.write(f"rigs_collectives: {e}\n")
         return 2

@@ -18,6 +18,7 @@ def _fit_dir(tmp_path):
     fits = tmp_path / "fits" / "A"
     fits.mkdir(parents=True)
     (fits / "baseline-fit.toml").write_text('[network]\ntransport = "flow"\n')
+    (fits / "baseline-fit-queue.toml").write_text('[network]\ntransport = "queue"\n')
     # A real 2-host ping-pong: its n½ is about 10 B.
     (fits / "imb-pingpong-2x1-block-t1.txt").write_text(
         (DATA / "imb" / "IMB-MPI1-pingpong-timeout-np2-100mbit.txt").read_text())
@@ -50,7 +51,8 @@ def test_zero_bytes_are_left_out_and_small_cases_on_more_ranks_than_cores_are_no
         def __init__(self, cmd):
             called.append([str(a) for a in cmd])
             files = [str(a) for a in cmd if str(a).endswith(".txt")]
-            scale = 2 if "cyclic" in [str(a) for a in cmd] else 1
+            args = [str(a) for a in cmd]
+            scale = (2 if "cyclic" in args else 1) * (3 if args[args.index("--platform") + 1].endswith("queue.toml") else 1)
             self.stdout = json.dumps({"cases": [
                 {"file": f, "workload": "alltoall", "statistic": "t_avg_us", "ranks": 8, "bytes": b,
                  "measured_us": t, "simulated_us": t * (1 + scale * e / 100), "error_pct": scale * e}
@@ -69,17 +71,23 @@ def test_zero_bytes_are_left_out_and_small_cases_on_more_ranks_than_cores_are_no
     assert b["max_abs_error_pct_counted"] == 20.0
     assert b["signed_error_pct_at"] == {"1024": -20.0, "65536": 10.0, "1048576": -4.0}
     assert n["median_abs_error_pct_counted"] == 20.0 and n["placement"] == "cyclic"
+    assert (b["median_abs_error_pct_counted_queue"], n["median_abs_error_pct_counted_queue"]) == (30.0, 60.0)
     assert result["half_length_bytes"] == 10
     # Each group replayed with the placement it ran, on the kept fit.
-    assert [c[c.index("--placement") + 1] for c in called] == ["block", "cyclic"]
-    assert all(c[c.index("--platform") + 1] == str(fits / "baseline-fit.toml") for c in called)
+    assert [c[c.index("--placement") + 1] for c in called] == ["block", "block", "cyclic", "cyclic"]
+    assert [Path(c[c.index("--platform") + 1]).name for c in called] == [
+        "baseline-fit.toml", "baseline-fit-queue.toml"] * 2
     assert rc.summary(result) == {"alltoall": (15.0, 20.0), "all": (15.0, 20.0)}
+    assert rc.summary(result, "_queue") == {"alltoall": (45.0, 60.0), "all": (45.0, 60.0)}
     # Kept while the files, the fit and the code are the same; redone when a file changes.
     rc.predict("A", out, fits, 1, cores=2)
-    assert len(called) == 2
+    assert len(called) == 4
     (out / block.file(1)).write_text("y\n")
     rc.predict("A", out, fits, 1, cores=2)
-    assert len(called) == 4
+    assert len(called) == 8
+    (fits / "baseline-fit-queue.toml").write_text('[network]\ntransport = "queue"\n\n')
+    rc.predict("A", out, fits, 1, cores=2)
+    assert len(called) == 12
 
 
 def test_the_report_keeps_its_hand_written_part_and_tabulates_each_rig(tmp_path):
@@ -90,13 +98,14 @@ def test_the_report_keeps_its_hand_written_part_and_tabulates_each_rig(tmp_path)
            "placement": "block", "cases": 1, "counted": 1, "median_abs_error_pct_counted": 12.34,
            "median_abs_error_pct_from_64KiB": 12.34, "median_abs_error_pct": 12.34,
            "max_abs_error_pct_counted": 12.3, "signed_error_pct_at": {"65536": -12.3},
-           "noise_floor_counted_pct": None,
+           "noise_floor_counted_pct": None, "median_abs_error_pct_counted_queue": 20.0,
            "per_case": [{"workload": "bcast", "ranks": 4, "bytes": 65536, "measured_us": 100.0,
                          "simulated_us": 87.66, "error_pct": -12.34, "counted": True}]}
     text = rc.write_report(out, [{"rig": "A", "fit": "f.toml", "fit_code": "abc", "code": "abc",
                                   "half_length_bytes": 10, "commands": ["hopsim validate x"], "files": [row]}])
     assert text.startswith("# Hand\n\nprose\n\n" + rc.MARKER) and "old generated" not in text
-    assert "| A | - | - | - | 12.3 (12.3) | 12.3 (12.3) |" in text
+    assert "| A | - | - | - | 12.3 (12.3) | 12.3 (12.3) | 20.0 (20.0) |" in text
+    assert "| -, -12, - | 20.0 |" in text
     assert "| bcast 4x1 block | 65536 | " in text and "| 100.0 | 87.7 | -12.3 (-12) |" in text
 
 
@@ -108,3 +117,14 @@ def test_bad_input_is_one_line_exit_2_and_nothing_is_written(tmp_path, capsys, a
     err = capsys.readouterr().err
     assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1
     assert not (out / "README.md").exists()
+
+
+def test_no_predict_measures_each_rig_and_writes_no_report(tmp_path, monkeypatch):
+    measured = []
+    monkeypatch.setattr(rc, "find_binaries", lambda tools, cases: {"IMB-MPI1": "IMB-MPI1"})
+    monkeypatch.setattr(rc, "measure", lambda rig, out, binaries, trials, timeout, cases: measured.append(
+        (rig.name, out.name, trials, len(cases))))
+    monkeypatch.setattr(rc, "predict", lambda *a: pytest.fail("predicted"))
+    assert rc.main(["--out", str(tmp_path), "--rigs", "N,B", "--trials", "2", "--no-predict"]) == 0
+    assert measured == [("N", "N", 2, 12), ("B", "B", 2, 12)]
+    assert not (tmp_path / "README.md").exists()
