@@ -92,7 +92,10 @@ def test_zero_bytes_are_left_out_and_small_cases_on_more_ranks_than_cores_are_no
 
 def test_the_report_keeps_its_hand_written_part_and_tabulates_each_rig(tmp_path):
     out = tmp_path / "out"
-    out.mkdir()
+    (out / "A").mkdir(parents=True)
+    # A real 4-rank Bcast: t_max at 64 KiB is 1297.60 us (t_avg 899.62).
+    (out / "A" / "imb-bcast-4x1-block-t1.txt").write_text(
+        (DATA / "imb" / "IMB-MPI1-bcast-4x1-1200mbit.txt").read_text())
     (out / "README.md").write_text(f"# Hand\n\nprose\n\n{rc.MARKER}\nold generated\n")
     row = {"file": "imb-bcast-4x1-block-t1.txt", "collective": "bcast", "hosts": 4, "per_host": 1,
            "placement": "block", "cases": 1, "counted": 1, "median_abs_error_pct_counted": 12.34,
@@ -100,13 +103,13 @@ def test_the_report_keeps_its_hand_written_part_and_tabulates_each_rig(tmp_path)
            "max_abs_error_pct_counted": 12.3, "signed_error_pct_at": {"65536": -12.3},
            "noise_floor_counted_pct": None, "median_abs_error_pct_counted_queue": 20.0,
            "per_case": [{"workload": "bcast", "ranks": 4, "bytes": 65536, "measured_us": 100.0,
-                         "simulated_us": 87.66, "error_pct": -12.34, "counted": True}]}
+                         "simulated_us": 1946.4, "error_pct": -12.34, "counted": True}]}
     text = rc.write_report(out, [{"rig": "A", "fit": "f.toml", "fit_code": "abc", "code": "abc",
                                   "half_length_bytes": 10, "commands": ["hopsim validate x"], "files": [row]}])
     assert text.startswith("# Hand\n\nprose\n\n" + rc.MARKER) and "old generated" not in text
-    assert "| A | - | - | - | 12.3 (12.3) | 12.3 (12.3) | 20.0 (20.0) |" in text
-    assert "| -, -12, - | 20.0 |" in text
-    assert "| bcast 4x1 block | 65536 | " in text and "| 100.0 | 87.7 | -12.3 (-12) |" in text
+    assert "| A | - | - | - | 12.3 (12.3) | 12.3 (12.3) | 20.0 (20.0) | 50.0 (50.0) |" in text
+    assert "| -, -12, - | 20.0 | 50.0 |" in text
+    assert "| bcast 4x1 block | 65536 | " in text and "| 100.0 | 1946.4 | -12.3 (-12) |" in text
 
 
 @pytest.mark.parametrize("args, fragment", [(["--rigs", "A,Z"], "--rigs"), (["--rigs", "A", "--trials", "0"], "--trials"),

@@ -1,0 +1,3 @@
+# made on 2026-12-01T06:41Z, Open MPI v4.1.4, IMB-MPI1 2021.11, 2 cores, load average 5.78 3.47 2.91: rig N's 4 emulated hosts (tbf 1200mbit, burst 393216, TCP cubic), one rank each (docs/validation/collectives-idle/N/imb-bcast-4x1-block-t1.txt)
+nice -n -15 python -m hopsim.calibration.rigs_collectives --out docs/validation/collectives-idle --tools /tmp/scratch-rigs/bin --trials 3 --rigs N --no-predict
+# which ran: mpirun -np 4 --mca plm_rsh_agent AGENT --mca routed direct --mca btl tcp,vader,self --mca btl_tcp_if_include SUBNET --mca oob_tcp_if_include SUBNET --bind-to none --mca mpi_yield_when_idle 1 --hostfile HOSTFILE-4x1 --map-by ppr:1:node IMB-MPI1 Bcast -npmin 4 -msglog 0:20 -iter 200,10
