@@ -437,6 +437,33 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+def rig_names(spec: str, trials: int) -> list[str]:
+    """--rigs and --trials as the rigs tools take them (InputError when bad)."""
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    if not names or any(n not in RIGS for n in names):
+        raise InputError(f"--rigs: expected names among {','.join(RIGS)}, got {spec!r}")
+    if trials < 1:
+        raise InputError(f"--trials: expected at least 1, got {trials}")
+    return names
+
+
+def run_guarded(prog: str, body) -> int:
+    """body() with the rigs tools' contract: bad input one line and status 2; Ctrl-C or
+    kill tear the cluster down (a background shell ignores SIGINT) and give 130."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        body()
+    except InputError as e:
+        sys.stderr.write(f"{prog}: {e}\n")
+        return 2
+    except KeyboardInterrupt:
+        forget_handled_interrupt()
+        sys.stderr.write(f"{prog}: interrupted\n")
+        return 130
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m hopsim.calibration.rigs",
                                  description=__doc__.split("\n")[0])
@@ -469,17 +496,11 @@ def main(argv=None) -> int:
                     help="the baseline's calibrate with --closed-form (the fitters without the "
                          "joint fit: the comparison before it)")
     args = ap.parse_args(argv)
-    # Ctrl-C and kill both tear the cluster down (a background shell ignores SIGINT).
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        names = [n.strip() for n in args.rigs.split(",") if n.strip()]
-        if not names or any(n not in RIGS for n in names):
-            raise InputError(f"--rigs: expected names among {','.join(RIGS)}, got {args.rigs!r}")
+
+    def body() -> None:
+        names = rig_names(args.rigs, args.trials)
         if args.cores is None or args.cores < 1:
             raise InputError(f"--cores: expected at least 1, got {args.cores}")
-        if args.trials < 1:
-            raise InputError(f"--trials: expected at least 1, got {args.trials}")
         out = Path(args.out)
         if not args.no_measure:
             binaries = find_binaries(Path(args.tools))
@@ -492,14 +513,8 @@ def main(argv=None) -> int:
             from .rigs_report import write_report
             write_report(out, [RIGS[n] for n in names], args.trials, args.closed_form, args.cores,
                          args.refit_stale)
-    except InputError as e:
-        sys.stderr.write(f"rigs: {e}\n")
-        return 2
-    except KeyboardInterrupt:
-        forget_handled_interrupt()
-        sys.stderr.write("rigs: interrupted\n")
-        return 130
-    return 0
+
+    return run_guarded("rigs", body)
 
 
 if __name__ == "__main__":

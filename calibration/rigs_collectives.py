@@ -23,15 +23,13 @@ import argparse
 import hashlib
 import json
 import os
-import signal
 import statistics
 import sys
 from pathlib import Path
 
 from ..errors import InputError
-from ..interrupt import forget_handled_interrupt
 from .latency_bound import counted_flags, rig_half_length
-from .rigs import RIGS, Case, find_binaries, measure
+from .rigs import RIGS, Case, find_binaries, measure, rig_names, run_guarded
 from .rigs_noise import noise_floor
 from .rigs_report import _exact_median, _hopsim, _max, _rounded, _run, _show, code_digest, fit_code
 
@@ -220,10 +218,6 @@ def write_report(out: Path, results: list[dict]) -> str:
     return text
 
 
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m hopsim.calibration.rigs_collectives",
                                  description=__doc__.split("\n")[0])
@@ -240,14 +234,9 @@ def main(argv=None) -> int:
     ap.add_argument("--cores", type=int, default=os.cpu_count(), metavar="N",
                     help="the measuring machine's cores (default: this machine's)")
     args = ap.parse_args(argv)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        names = [n.strip() for n in args.rigs.split(",") if n.strip()]
-        if not names or any(n not in RIGS for n in names):
-            raise InputError(f"--rigs: expected names among {','.join(RIGS)}, got {args.rigs!r}")
-        if args.trials < 1:
-            raise InputError(f"--trials: expected at least 1, got {args.trials}")
+
+    def body() -> None:
+        names = rig_names(args.rigs, args.trials)
         if not args.no_measure:
             binaries = find_binaries(Path(args.tools), CASES)
             for name in names:
@@ -255,14 +244,8 @@ def main(argv=None) -> int:
         if not args.no_predict:
             results = [predict(n, args.out / n, args.fits / n, args.trials, args.cores) for n in names]
             write_report(args.out, results)
-    except InputError as e:
-        sys.stderr.write(f"rigs_collectives: {e}\n")
-        return 2
-    except KeyboardInterrupt:
-        forget_handled_interrupt()
-        sys.stderr.write("rigs_collectives: interrupted\n")
-        return 130
-    return 0
+
+    return run_guarded("rigs_collectives", body)
 
 
 if __name__ == "__main__":
